@@ -1,0 +1,72 @@
+// Environment → typed configuration, read once. Every variable here is documented in the
+// README's configuration table; defaults match what `scripts/services` provisions locally.
+
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: string;
+  /** Largest JSON request body accepted, in bytes; larger bodies get 413. */
+  bodyLimitBytes: number;
+  shutdownTimeoutMs: number;
+  database: {
+    /** The app role: no superuser, not owner, no BYPASSRLS. API and activities use it. */
+    appUrl: string;
+    /** The owner role: runs migrations. */
+    ownerUrl: string;
+    /** BYPASSRLS role, used only for cross-tenant reads (backfill). */
+    systemUrl: string;
+    poolMax: number;
+  };
+  elasticsearch: { url: string; indexPrefix: string };
+  temporal: { address: string; namespace: string; uiUrl: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}
+
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2 };
+
+/** Parses "512kb", "1mb" or a plain byte count. */
+export function parseByteSize(raw: string): number {
+  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw.trim());
+  if (!match) throw new Error(`not a byte size: "${raw}" (use e.g. 65536, 64kb, 1mb)`);
+  return Number(match[1]) * SIZE_UNITS[(match[2] ?? 'b').toLowerCase()];
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const pgHost = env.SHIPYARD_PG_HOST ?? '127.0.0.1';
+  const pgPort = intFrom(env, 'SHIPYARD_PG_PORT', 5432);
+  const pgDatabase = env.SHIPYARD_PG_DATABASE ?? 'shipyard';
+  const localUrl = (role: string) => `postgres://${role}:${role}@${pgHost}:${pgPort}/${pgDatabase}`;
+  return {
+    port: intFrom(env, 'PORT', 8080),
+    host: env.HOST ?? '0.0.0.0',
+    logLevel: env.LOG_LEVEL ?? 'info',
+    bodyLimitBytes: parseByteSize(env.BODY_LIMIT ?? '1mb'),
+    shutdownTimeoutMs: intFrom(env, 'SHUTDOWN_TIMEOUT_MS', 10_000),
+    database: {
+      appUrl: env.DATABASE_URL ?? localUrl('shipyard_app'),
+      ownerUrl: env.DATABASE_OWNER_URL ?? localUrl('shipyard_owner'),
+      systemUrl: env.DATABASE_SYSTEM_URL ?? localUrl('shipyard_system'),
+      poolMax: intFrom(env, 'DATABASE_POOL_MAX', 10),
+    },
+    elasticsearch: {
+      url: env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200',
+      indexPrefix: env.ES_INDEX_PREFIX ?? 'shipyard',
+    },
+    temporal: {
+      address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+      uiUrl: env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233',
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { Client as ElasticClient } from '@elastic/elasticsearch';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
+import type { Knex } from 'knex';
+import pino, { type Logger } from 'pino';
+import { createPool } from '../db/pool';
+import type { Config } from './config';
+
+/** The long-lived clients a request may use, created once per process. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  db: Knex;
+  elastic: ElasticClient;
+  temporal: TemporalClient;
+}
+
+export function createLogger(config: Config, name: string): Logger {
+  return pino({
+    name,
+    level: config.logLevel,
+    // Never let a credential reach the logs, whatever object gets logged.
+    redact: ['req.headers.authorization', '*.token', '*.password', '*.secret'],
+  });
+}
+
+/**
+ * Builds the clients without waiting on any service: the database pool and the Temporal
+ * connection open lazily, so the API starts (and /system reports the outage) even when a
+ * service is down.
+ */
+export function createDeps(config: Config, logger: Logger): AppDeps {
+  const connection = Connection.lazy({ address: config.temporal.address });
+  return {
+    config,
+    logger,
+    db: createPool(config.database.appUrl, config.database.poolMax),
+    elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
+    temporal: new TemporalClient({ connection, namespace: config.temporal.namespace }),
+  };
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await Promise.allSettled([deps.db.destroy(), deps.elastic.close(), deps.temporal.connection.close()]);
+}

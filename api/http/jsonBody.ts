@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa';
+import { json } from 'co-body';
+import { ApiError } from './errors';
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Parses JSON request bodies into ctx.request.body. Over the limit → 413, malformed → 400,
+ * a body that is not JSON → 415. Requests without a body get `undefined`.
+ */
+export function jsonBody(limitBytes: number): Middleware {
+  return async (ctx, next) => {
+    if (METHODS_WITH_BODY.has(ctx.method) && ctx.request.length !== 0 && hasBody(ctx.req.headers)) {
+      if (!ctx.is('application/json', 'application/*+json')) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be application/json');
+      }
+      ctx.request.body = await parse(ctx.req, limitBytes);
+    }
+    await next();
+  };
+}
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
+
+async function parse(req: Parameters<typeof json>[0], limitBytes: number): Promise<unknown> {
+  try {
+    return await json(req, { limit: limitBytes, strict: true });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
+    }
+    if (type === 'entity.parse.failed') throw new ApiError('INVALID_REQUEST', 'Request body is not valid JSON');
+    throw err;
+  }
+}

@@ -1,0 +1,75 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { ParameterizedContext } from 'koa';
+import type { AppDeps } from '../deps';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A JSON Schema written `as const`, so its TypeScript type can be derived from it. */
+export type Schema = JSONSchema & object;
+
+const EMPTY = { type: 'object', properties: {}, additionalProperties: false } as const;
+type Empty = typeof EMPTY;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Schema;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  deps: AppDeps;
+  ctx: ParameterizedContext;
+}
+
+/**
+ * One endpoint, declared once: its path (OpenAPI style, `{id}`), input schemas, responses and
+ * handler. The same declaration drives routing, validation and the OpenAPI document.
+ * The handler's return value becomes the body, sent with the first 2xx status of `responses`.
+ */
+export interface RouteDefinition {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  tag: string;
+  params: Schema;
+  query: Schema;
+  body?: Schema;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: HandlerInput<unknown, unknown, unknown>) => unknown;
+}
+
+export function defineRoute<
+  const P extends Schema = Empty,
+  const Q extends Schema = Empty,
+  const B extends Schema | undefined = undefined,
+>(def: {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+  handler: (
+    input: HandlerInput<FromSchema<P>, FromSchema<Q>, B extends Schema ? FromSchema<B> : undefined>,
+  ) => unknown;
+}): RouteDefinition {
+  return {
+    ...def,
+    params: def.params ?? EMPTY,
+    query: def.query ?? EMPTY,
+    handler: def.handler as RouteDefinition['handler'],
+  };
+}
+
+/** The status a route answers with on success: its first 2xx response. */
+export function successStatus(route: RouteDefinition): number {
+  const status = Object.keys(route.responses)
+    .map(Number)
+    .find((code) => code >= 200 && code < 300);
+  if (status === undefined) throw new Error(`${route.method} ${route.path} declares no 2xx response`);
+  return status;
+}

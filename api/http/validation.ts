@@ -1,0 +1,49 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { invalid, type ErrorDetail } from './errors';
+import type { Schema } from './route';
+
+// Bodies are JSON and must match exactly. Path and query values arrive as strings, so that
+// validator coerces them to the schema's types and fills in declared defaults.
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const stringInputAjv = addFormats(
+  new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true }),
+);
+
+export type Validator = (value: unknown) => unknown;
+
+function toDetails(where: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
+  return (errors ?? []).map((e) => {
+    const extra = e.params as { additionalProperty?: string; missingProperty?: string };
+    const name = extra.additionalProperty ?? extra.missingProperty;
+    const path = [where, ...e.instancePath.split('/').filter(Boolean), ...(name ? [name] : [])].join('.');
+    const message = extra.additionalProperty ? 'is not an allowed field' : (e.message ?? 'is invalid');
+    return { field: path, message };
+  });
+}
+
+function compile(ajv: Ajv, where: 'params' | 'query' | 'body', schema: Schema): Validator {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (value) => {
+    if (!validate(value)) throw invalid(`Invalid ${where}`, toDetails(where, validate.errors));
+    return value;
+  };
+}
+
+export const compileParams = (schema: Schema) => compile(stringInputAjv, 'params', schema);
+export const compileQuery = (schema: Schema) => compile(stringInputAjv, 'query', schema);
+
+/** A route with a body schema requires a body; one without rejects any body. */
+export function compileBody(schema: Schema | undefined): Validator {
+  if (!schema) {
+    return (value) => {
+      if (value !== undefined) throw invalid('This endpoint takes no request body');
+      return undefined;
+    };
+  }
+  const validate = compile(bodyAjv, 'body', schema);
+  return (value) => {
+    if (value === undefined) throw invalid('A JSON request body is required');
+    return validate(value);
+  };
+}

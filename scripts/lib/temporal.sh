@@ -1,0 +1,58 @@
+# Temporal: the CLI's dev server (server + Web UI in one binary), built once from the Go module
+# proxy and cached by version under $SHIPYARD_CACHE/bin.
+
+TEMPORAL_BIN="$SHIPYARD_CACHE/bin/temporal-$TEMPORAL_CLI_VERSION"
+TEMPORAL_PID="$RUN_DIR/temporal.pid"
+TEMPORAL_LOG="$LOG_DIR/temporal.log"
+TEMPORAL_ADDR="127.0.0.1:$SHIPYARD_TEMPORAL_PORT"
+# `default` serves `npm start`; tests run in their own namespace so a running dev stack's
+# workers never pick up test workflows.
+TEMPORAL_NAMESPACES=(default shipyard-test)
+
+temporal_install() {
+  [ -x "$TEMPORAL_BIN" ] && return 0
+  command -v go >/dev/null || die "the Go toolchain is needed once to build the Temporal CLI (install Go ≥ 1.23)"
+  say "building the Temporal CLI $TEMPORAL_CLI_VERSION from the Go module proxy (once; a few minutes)…"
+  local gobin
+  gobin="$(mktemp -d)"
+  GOBIN="$gobin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" ||
+    die "go install of the Temporal CLI failed"
+  mkdir -p "$(dirname "$TEMPORAL_BIN")"
+  mv "$gobin/temporal" "$TEMPORAL_BIN"
+  rmdir "$gobin"
+}
+
+temporal_answers() { "$TEMPORAL_BIN" operator cluster health --address "$TEMPORAL_ADDR" 2>/dev/null | grep -q SERVING; }
+temporal_ui_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$SHIPYARD_TEMPORAL_UI_PORT/"; }
+
+temporal_start() {
+  temporal_install
+  is_pid_alive "$TEMPORAL_PID" && return 0
+  mkdir -p "$SHIPYARD_DATA/temporal"
+  local ns_args=() ns
+  for ns in "${TEMPORAL_NAMESPACES[@]}"; do ns_args+=(--namespace "$ns"); done
+  setsid nohup "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 \
+    --port "$SHIPYARD_TEMPORAL_PORT" --ui-port "$SHIPYARD_TEMPORAL_UI_PORT" \
+    --db-filename "$SHIPYARD_DATA/temporal/temporal.db" --log-level warn "${ns_args[@]}" \
+    >"$TEMPORAL_LOG" 2>&1 </dev/null &
+  echo $! >"$TEMPORAL_PID"
+}
+
+temporal_wait() {
+  wait_until temporal 90 temporal_answers || { show_log_tail "$TEMPORAL_LOG"; die "temporal did not start"; }
+}
+
+temporal_stop() { stop_pidfile "$TEMPORAL_PID" temporal; }
+
+temporal_status() {
+  if [ -x "$TEMPORAL_BIN" ] && temporal_answers; then
+    echo "temporal       up    $TEMPORAL_ADDR  namespaces: ${TEMPORAL_NAMESPACES[*]}"
+  else
+    echo "temporal       down  $TEMPORAL_ADDR  log: $TEMPORAL_LOG"
+  fi
+  if temporal_ui_answers; then
+    echo "temporal-ui    up    http://127.0.0.1:$SHIPYARD_TEMPORAL_UI_PORT"
+  else
+    echo "temporal-ui    down  http://127.0.0.1:$SHIPYARD_TEMPORAL_UI_PORT"
+  fi
+}
