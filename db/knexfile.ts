@@ -1,16 +1,19 @@
 import type { Knex } from 'knex';
 import path from 'node:path';
-import { loadConfig } from '../api/config';
+import { loadConfig, type Config } from '../api/config';
 
-// Migrations run as the owner role; the app role only gets the privileges the owner grants.
-const config: Knex.Config = {
-  client: 'pg',
-  connection: loadConfig().database.ownerUrl,
-  migrations: {
-    directory: path.join(__dirname, 'migrations'),
-    // Under tsx the sources are .ts; a `npm run build` output has .js.
-    loadExtensions: [path.extname(__filename)],
-  },
-};
+/** Knex settings for migrations, which run as the owner role. */
+export function migrationConfig(config: Config): Knex.Config {
+  return {
+    client: 'pg',
+    connection: config.database.ownerUrl,
+    migrations: {
+      directory: path.join(__dirname, 'migrations'),
+      // Under tsx the sources are .ts; a `npm run build` output has .js.
+      loadExtensions: [path.extname(__filename)],
+    },
+  };
+}
 
-export default config;
+// For the knex CLI, should anyone use it directly.
+export default migrationConfig(loadConfig());

@@ -1,9 +1,10 @@
 import knex from 'knex';
-import knexConfig from './knexfile';
+import { loadConfig } from '../api/config';
+import { migrationConfig } from './knexfile';
 
 /** `tsx db/migrate.ts latest|rollback|status`: applies or inspects the schema as the owner role. */
 async function main(command: string): Promise<void> {
-  const db = knex(knexConfig);
+  const db = knex(migrationConfig(loadConfig()));
   try {
     if (command === 'latest') {
       const [batch, applied] = await db.migrate.latest();

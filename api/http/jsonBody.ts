@@ -28,11 +28,11 @@ async function parse(req: Parameters<typeof json>[0], limitBytes: number): Promi
   try {
     return await json(req, { limit: limitBytes, strict: true });
   } catch (err) {
-    const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') {
-      throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
-    }
-    if (type === 'entity.parse.failed') throw new ApiError('INVALID_REQUEST', 'Request body is not valid JSON');
+    // raw-body and co-body tag their errors with the HTTP status they mean.
+    const status = (err as { status?: number }).status;
+    if (status === 413) throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
+    if (status === 400) throw new ApiError('INVALID_REQUEST', 'Request body is not valid JSON');
+    if (status === 415) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported request body encoding');
     throw err;
   }
 }

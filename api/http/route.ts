@@ -7,6 +7,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** A JSON Schema written `as const`, so its TypeScript type can be derived from it. */
 export type Schema = JSONSchema & object;
 
+/**
+ * The TypeScript type of a request part, from its schema. While TypeScript is still inferring
+ * a route's generics it sees the bare constraint; answering `unknown` then keeps
+ * json-schema-to-ts from expanding every possible schema.
+ */
+type Derive<S> = Schema extends S ? unknown : S extends JSONSchema ? FromSchema<S> : never;
+
 const EMPTY = { type: 'object', properties: {}, additionalProperties: false } as const;
 type Empty = typeof EMPTY;
 
@@ -54,15 +61,13 @@ export function defineRoute<
   body?: B;
   responses: Record<number, ResponseSpec>;
   handler: (
-    input: HandlerInput<FromSchema<P>, FromSchema<Q>, B extends Schema ? FromSchema<B> : undefined>,
+    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined>,
   ) => unknown;
 }): RouteDefinition {
-  return {
-    ...def,
-    params: def.params ?? EMPTY,
-    query: def.query ?? EMPTY,
-    handler: def.handler as RouteDefinition['handler'],
-  };
+  // The generic types above only check the handler against its schemas; at run time a route
+  // is the plain declaration.
+  const route = def as unknown as Omit<RouteDefinition, 'params' | 'query'> & Partial<RouteDefinition>;
+  return { ...route, params: route.params ?? EMPTY, query: route.query ?? EMPTY };
 }
 
 /** The status a route answers with on success: its first 2xx response. */

@@ -25,13 +25,12 @@ export async function up(knex: Knex): Promise<void> {
       with check (id = app_current_tenant());
   `);
 
-  // Not tenant data: one row per probe of a worker pool (API → Temporal → worker → database).
+  // Not tenant data: the last probe each worker pool answered (API → Temporal → worker → database).
   await knex.raw(`
     create table worker_probes (
-      id bigint generated always as identity primary key,
-      pool text not null,
+      pool text primary key,
       worker_identity text not null,
-      probed_at timestamptz not null default now()
+      probed_at timestamptz not null
     );
   `);
 }

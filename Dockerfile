@@ -1,0 +1,38 @@
+# One image for the API, the Temporal workers and the migration; docker-compose.yml picks the
+# command (node dist/api/server.js | dist/workers/main.js <pool> | dist/db/migrate.js latest).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: all dependencies, TypeScript → dist/ ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# swagger-ui-dist pulls in @scarf/scarf, whose install script phones home unless told not to.
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error
+# .dockerignore keeps node_modules, dist, .data and .git out; tsconfig.build.json decides what
+# is compiled (not test/).
+COPY . .
+RUN npm run build
+
+# ---- deps: production dependencies only ----
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force
+
+# ---- runtime ----
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production
+WORKDIR /app
+# Files stay root-owned (read-only to the app); the process runs as the image's `node` user.
+COPY package.json ./
+COPY --from=deps /app/node_modules ./node_modules
+# dist/ holds everything the commands load: api/, workers/, activities/, db/ (with the compiled
+# migrations knexfile points at), search/, and workflows/, which each worker bundles at start
+# from the path next to the compiled worker (require.resolve('../workflows')).
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8080
+CMD ["node", "dist/api/server.js"]

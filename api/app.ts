@@ -1,0 +1,42 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import './http/state';
+import type { AppDeps } from './deps';
+import { ApiError, errorHandler } from './http/errors';
+import { jsonBody } from './http/jsonBody';
+import { requestContext } from './http/requestContext';
+import type { RouteDefinition } from './http/route';
+import { buildApiRouter } from './http/router';
+import { referenceAssets, withApiReference } from './openapi/routes';
+import { apiRoutes } from './routes';
+
+/**
+ * Builds the Koa app: middleware, then every route of `routes` (plus the OpenAPI document and
+ * reference page describing them). Tests pass extra routes to drive the middleware directly.
+ */
+export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): Koa {
+  const app = new Koa();
+  const api = buildApiRouter(withApiReference(routes), deps);
+  const root = new Router();
+  // Liveness only: answers while the process serves HTTP, whatever the services' state.
+  root.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  // What no route answered becomes an error envelope: 405 (allowedMethods set the status and
+  // the Allow header) or 404.
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 405) throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on this path`);
+    if (ctx.status === 404) throw new ApiError('NOT_FOUND', 'No such endpoint');
+  });
+  app.use(jsonBody(deps.config.bodyLimitBytes));
+  app.use(referenceAssets());
+  app.use(root.routes());
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  return app;
+}

@@ -1,0 +1,276 @@
+import { invalid } from './errors';
+
+/**
+ * The five pagination shapes of the spec ("Pagination shapes"), in one place so that every
+ * list endpoint validates, windows and describes its pages the same way.
+ *
+ * For each shape: a query-schema fragment (`properties` to spread into a route's query schema;
+ * ajv then rejects out-of-range values with a 400 and fills the defaults), a function from the
+ * validated query to a DB window, and a builder for the response metadata.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+// ---------------------------------------------------------------------------------------------
+
+/** Rows `offset` to `offset + limit - 1` of a filtered, ordered result set. */
+export interface OffsetWindow {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The largest offset accepted. It keeps offsets exact JavaScript numbers, and even multiplied
+ * by a page size they stay inside PostgreSQL's bigint, so a huge value is a 400, not a 500.
+ */
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+const limitProperty = (defaultLimit: number, maxLimit: number) =>
+  ({ type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit }) as const;
+
+/** A row offset or a page number. */
+const positionProperty = (minimum: number, defaultValue: number) =>
+  ({ type: 'integer', minimum, maximum: MAX_OFFSET, default: defaultValue }) as const;
+
+// Bounded so a decoded cursor can never be large work; real cursors are a few dozen characters.
+const cursorProperty = { type: 'string', maxLength: 512 } as const;
+
+// Same 400 for every cursor problem: cursors are opaque, so the details would mean nothing.
+const invalidCursor = () =>
+  invalid('Invalid cursor', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
+
+/** Today's shape A and governance cursor: the offset of the next row, as a string. */
+export const offsetCursor = (offset: number): string => String(offset);
+
+/**
+ * Reads an offset cursor. Clients must treat it as opaque, so anything we did not issue is a
+ * 400. An absent or empty cursor (`?cursor=`) means the first page.
+ */
+export function parseOffsetCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '') return 0;
+  const offset = /^\d+$/.test(cursor) ? Number(cursor) : NaN;
+  if (!Number.isSafeInteger(offset)) throw invalidCursor();
+  return offset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shape A: page-shaped cursor (/entities, /search, /entities/zombies, /forge/molds, /forge/runs)
+// ---------------------------------------------------------------------------------------------
+
+/** `limit` (default 20, 1..maxLimit) and `cursor`. Zombies pass 200 as their maximum. */
+export const cursorPageQuery = (maxLimit = 100) =>
+  ({ limit: limitProperty(20, maxLimit), cursor: cursorProperty }) as const;
+
+export function cursorPageWindow(query: { limit: number; cursor?: string }): OffsetWindow {
+  return { limit: query.limit, offset: parseOffsetCursor(query.cursor) };
+}
+
+/** The `page` object of entities, search and zombies. */
+export interface CursorPageMeta {
+  limit: number;
+  total: number;
+  /** null on the last page. */
+  nextCursor: string | null;
+  /** null on the first page. */
+  prevCursor: string | null;
+}
+
+/** The `pagination` object of the forge lists. */
+export interface ForgePagination {
+  total_count: number;
+  /** '' when there are no more rows. */
+  next_cursor: string;
+  has_more: boolean;
+}
+
+/** The alternative `pagination` object of the entity list schema. */
+export interface EntityListPagination {
+  total: number;
+  /** 1-based number of the page this window starts on. */
+  page: number;
+  pageSize: number;
+  nextCursor: string | null;
+}
+
+// The three shape A forms differ only in naming; they share this one computation.
+function nextOffset(window: OffsetWindow, total: number): number | null {
+  const next = window.offset + window.limit;
+  return next < total ? next : null;
+}
+
+export function cursorPageMeta(window: OffsetWindow, total: number): CursorPageMeta {
+  const next = nextOffset(window, total);
+  return {
+    limit: window.limit,
+    total,
+    nextCursor: next === null ? null : offsetCursor(next),
+    prevCursor: window.offset === 0 ? null : offsetCursor(Math.max(0, window.offset - window.limit)),
+  };
+}
+
+export function forgePagination(window: OffsetWindow, total: number): ForgePagination {
+  const next = nextOffset(window, total);
+  return { total_count: total, next_cursor: next === null ? '' : offsetCursor(next), has_more: next !== null };
+}
+
+export function entityListPagination(window: OffsetWindow, total: number): EntityListPagination {
+  const next = nextOffset(window, total);
+  return {
+    total,
+    page: Math.floor(window.offset / window.limit) + 1,
+    pageSize: window.limit,
+    nextCursor: next === null ? null : offsetCursor(next),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shape B: page-based (/repositories)
+// ---------------------------------------------------------------------------------------------
+
+/** `page` (1-based, default 1) and `page_size` (default 20, 1..100). */
+export const PAGE_NUMBER_QUERY = {
+  page: positionProperty(1, 1),
+  page_size: limitProperty(20, 100),
+} as const;
+
+export function pageNumberWindow(query: { page: number; page_size: number }): OffsetWindow {
+  return { limit: query.page_size, offset: (query.page - 1) * query.page_size };
+}
+
+export interface PageNumberPagination {
+  page: number;
+  pageSize: number;
+  totalPages: number;
+  totalItems: number;
+  hasNext: boolean;
+  hasPrevious: boolean;
+}
+
+export function pageNumberPagination(window: OffsetWindow, total: number): PageNumberPagination {
+  const page = Math.floor(window.offset / window.limit) + 1;
+  const totalPages = Math.ceil(total / window.limit);
+  return {
+    page,
+    pageSize: window.limit,
+    totalPages,
+    totalItems: total,
+    hasNext: page < totalPages,
+    hasPrevious: page > 1,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shape C: identity-provider style (/users, /admin/users)
+// ---------------------------------------------------------------------------------------------
+
+/** /users: `first` (an offset, default 0) and `max` (default 100, 1..200). */
+export const IDP_FIRST_MAX_QUERY = {
+  first: positionProperty(0, 0),
+  max: limitProperty(100, 200),
+} as const;
+
+/** /admin/users: `page` (0-based, default 0) and `pageSize` (default 100, 1..200). */
+export const IDP_PAGE_QUERY = {
+  page: positionProperty(0, 0),
+  pageSize: limitProperty(100, 200),
+} as const;
+
+export function idpFirstMaxWindow(query: { first: number; max: number }): OffsetWindow {
+  return { limit: query.max, offset: query.first };
+}
+
+export function idpPageWindow(query: { page: number; pageSize: number }): OffsetWindow {
+  return { limit: query.pageSize, offset: query.page * query.pageSize };
+}
+
+export interface IdpPageMeta {
+  first: number;
+  max: number;
+  /** Items in this response. */
+  count: number;
+  hasMore: boolean;
+}
+
+export function idpPageMeta(window: OffsetWindow, count: number, total: number): IdpPageMeta {
+  return { first: window.offset, max: window.limit, count, hasMore: window.offset + count < total };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shape D: true opaque cursor (/operations/resources)
+// ---------------------------------------------------------------------------------------------
+
+/** `limit` (default 50, 1..200) and `cursor`. */
+export const OPAQUE_CURSOR_QUERY = { limit: limitProperty(50, 200), cursor: cursorProperty } as const;
+
+/**
+ * Keyset window: the `limit` rows ordered by id that come after `afterId` (from the start when
+ * null). Select `limit + 1` rows: the extra one only tells `opaqueCursorPage` another page exists.
+ */
+export interface KeysetWindow {
+  limit: number;
+  afterId: string | null;
+}
+
+// Versioned (`v`) because the spec says the envelope will gain fields; a new version can be
+// read alongside v1 while old cursors are still in clients' hands.
+interface CursorEnvelopeV1 {
+  v: 1;
+  id: string;
+}
+
+export function encodeOpaqueCursor(afterId: string): string {
+  const envelope: CursorEnvelopeV1 = { v: 1, id: afterId };
+  return Buffer.from(JSON.stringify(envelope)).toString('base64url');
+}
+
+/** The id a cursor points after. Anything this API did not issue is a 400, never a 500. */
+export function decodeOpaqueCursor(cursor: string): string {
+  // Buffer silently skips characters outside base64url, so check the alphabet first.
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (typeof envelope !== 'object' || envelope === null) throw invalidCursor();
+  const { v, id } = envelope as { v?: unknown; id?: unknown };
+  if (v !== 1 || typeof id !== 'string' || id === '') throw invalidCursor();
+  return id;
+}
+
+export function opaqueCursorWindow(query: { limit: number; cursor?: string }): KeysetWindow {
+  // As for offset cursors, `?cursor=` means the first page.
+  const afterId = query.cursor ? decodeOpaqueCursor(query.cursor) : null;
+  return { limit: query.limit, afterId };
+}
+
+export interface KeysetPage<T> {
+  items: T[];
+  /** '' when there are no more rows. */
+  next_cursor: string;
+}
+
+/** `rows` is what the `limit + 1` select returned; the extra row is dropped, not sent. */
+export function opaqueCursorPage<T extends { id: string }>(rows: T[], window: KeysetWindow): KeysetPage<T> {
+  const items = rows.slice(0, window.limit);
+  const hasMore = rows.length > window.limit;
+  return { items, next_cursor: hasMore ? encodeOpaqueCursor(items[items.length - 1].id) : '' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limit/offset (/governance/actions); the response carries only a top-level `total`
+// ---------------------------------------------------------------------------------------------
+
+/** `limit` (default 50, 1..200), `offset` (default 0), and `cursor`, which one description uses. */
+export const LIMIT_OFFSET_QUERY = {
+  limit: limitProperty(50, 200),
+  offset: positionProperty(0, 0),
+  cursor: cursorProperty,
+} as const;
+
+export function limitOffsetWindow(query: { limit: number; offset: number; cursor?: string }): OffsetWindow {
+  // `offset` always has a value (its default), so a cursor, when sent, is the one that counts.
+  const offset = query.cursor ? parseOffsetCursor(query.cursor) : query.offset;
+  return { limit: query.limit, offset };
+}

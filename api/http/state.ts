@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+
+// What middleware puts on ctx.state, typed once for every handler.
+declare module 'koa' {
+  interface DefaultState {
+    requestId: string;
+    log: Logger;
+    /** Set once the caller is authenticated; scopes the request's database transaction. */
+    tenantId?: string;
+  }
+  interface Request {
+    /** The parsed JSON body (jsonBody middleware); undefined when the request had none. */
+    body?: unknown;
+  }
+}

@@ -1,0 +1,79 @@
+import type { RouteDefinition, Schema } from '../http/route';
+import { API_PREFIX } from '../http/router';
+
+type SchemaObject = { properties?: Record<string, Schema>; required?: readonly string[] };
+
+const errorEnvelopeSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'details', 'request_id'],
+      properties: {
+        code: { type: 'string', examples: ['INVALID_REQUEST'] },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+        },
+        request_id: { type: 'string' },
+      },
+    },
+  },
+};
+
+function parameters(route: RouteDefinition) {
+  const fromSchema = (schema: Schema, where: 'path' | 'query') => {
+    const { properties = {}, required = [] } = schema as SchemaObject;
+    return Object.entries(properties).map(([name, property]) => ({
+      name,
+      in: where,
+      required: where === 'path' || required.includes(name),
+      schema: property,
+    }));
+  };
+  return [...fromSchema(route.params, 'path'), ...fromSchema(route.query, 'query')];
+}
+
+function operation(route: RouteDefinition) {
+  const responses = Object.fromEntries(
+    Object.entries(route.responses).map(([status, { description, schema }]) => [
+      status,
+      schema ? { description, content: { 'application/json': { schema } } } : { description },
+    ]),
+  );
+  return {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+    summary: route.summary,
+    tags: [route.tag],
+    parameters: parameters(route),
+    ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }),
+    responses: {
+      ...responses,
+      default: {
+        description: 'Any error, in the one envelope every endpoint uses',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document, derived from the same route declarations that validate requests. */
+export function buildOpenApiDocument(routes: RouteDefinition[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    (paths[API_PREFIX + route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Shipyard API',
+      version: '1.0.0',
+      description: 'Multi-tenant software catalog and internal developer platform.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: { schemas: { Error: errorEnvelopeSchema } },
+  };
+}

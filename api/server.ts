@@ -1,0 +1,38 @@
+import { createServer } from 'node:http';
+import { buildApp } from './app';
+import { loadConfig } from './config';
+import { closeDeps, createDeps, createLogger } from './deps';
+
+/**
+ * Runs the API until SIGINT/SIGTERM, then stops taking connections, lets in-flight requests
+ * finish (up to SHUTDOWN_TIMEOUT_MS) and closes the clients.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config, 'api');
+  const deps = createDeps(config, logger);
+  const server = createServer(buildApp(deps).callback());
+  server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api shutting down');
+    const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    server.close(async () => {
+      clearTimeout(force);
+      await closeDeps(deps);
+      logger.info('api stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,14 @@
+import { defineRoute } from '../http/route';
+import { checkSystem } from './health';
+import { systemHealthSchema } from './schemas';
+
+export const systemRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/system',
+    tag: 'Admin',
+    summary: 'Status of the database, Elasticsearch, Temporal and each worker pool',
+    responses: { 200: { description: 'Every check, up or down, with its latency', schema: systemHealthSchema } },
+    handler: ({ deps }) => checkSystem(deps),
+  }),
+];

@@ -1,0 +1,76 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { jsonOf } from '../support/harness';
+
+// Black box: the real entry points as separate processes, as `npm start` runs them.
+const ROOT = path.join(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const PORT = 18000 + Math.floor(Math.random() * 1000);
+const BASE = `http://127.0.0.1:${PORT}`;
+
+function launch(script: string): ChildProcess {
+  const child = spawn(TSX, [script], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
+  return child;
+}
+
+async function until<T>(what: string, seconds: number, attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    const value = await attempt().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`${what} not reached within ${seconds}s`);
+}
+
+async function stopCleanly(child: ChildProcess): Promise<number | null> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = await exited;
+  return code as number | null;
+}
+
+describe('the API and worker processes', () => {
+  let api: ChildProcess;
+  let workers: ChildProcess;
+  beforeAll(() => {
+    api = launch('api/server.ts');
+    workers = launch('workers/main.ts');
+  });
+  afterAll(() => {
+    for (const child of [api, workers]) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  test('serve /api/v1/system with every service and pool up', async () => {
+    const body = await until('system ok', 90, async () => {
+      const res = await jsonOf(await fetch(`${BASE}/api/v1/system`));
+      return res.status === 'ok' ? res : undefined;
+    });
+    expect(Object.values(body.worker_pools).every((pool) => (pool as { status: string }).status === 'up')).toBe(true);
+  }, 120_000);
+
+  test('stop cleanly on SIGTERM: exit code 0, and the port is released', async () => {
+    expect(await stopCleanly(api)).toBe(0);
+    expect(await stopCleanly(workers)).toBe(0);
+    await expect(fetch(`${BASE}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
+test('scripts/services status prints one line per service, each up with its address', async () => {
+  const { stdout } = await promisify(execFile)('bash', [path.join(ROOT, 'scripts', 'services'), 'status']);
+  const lines = stdout.trim().split('\n');
+  expect(lines.map((line) => line.split(/\s+/).slice(0, 2))).toEqual([
+    ['postgres', 'up'],
+    ['temporal', 'up'],
+    ['temporal-ui', 'up'],
+    ['elasticsearch', 'up'],
+  ]);
+  for (const line of lines) expect(line).toMatch(/127\.0\.0\.1:\d+/);
+});

@@ -1,0 +1,169 @@
+import { apiRoutes } from '../../api/routes';
+import { defineRoute } from '../../api/http/route';
+import { startApi, testConfig, testDeps, type TestApi, jsonOf } from '../support/harness';
+
+// Routes that exist only here, to drive the shared middleware chain: validation, errors, limits.
+const probeRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/echo/{name}',
+    tag: 'Test',
+    summary: 'echo',
+    params: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } }, required: ['name'] },
+    query: {
+      type: 'object',
+      properties: { times: { type: 'integer', minimum: 1, maximum: 3, default: 1 } },
+      additionalProperties: false,
+    },
+    body: {
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    responses: { 201: { description: 'echoed' } },
+    handler: ({ params, query, body }) => ({ name: params.name, text: body.text.repeat(query.times ?? 1) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/explode',
+    tag: 'Test',
+    summary: 'fails unexpectedly',
+    responses: { 200: { description: 'never' } },
+    handler: () => {
+      throw new Error('relation "secret_table" does not exist at /srv/app/db.ts:42');
+    },
+  }),
+];
+
+let api: TestApi;
+beforeAll(async () => {
+  const deps = testDeps(testConfig({ bodyLimitBytes: 1024 }));
+  api = await startApi({ deps, routes: [...apiRoutes, ...probeRoutes] });
+});
+afterAll(() => api.close());
+
+const post = (path: string, body: string, contentType = 'application/json') =>
+  fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+
+function expectEnvelope(json: { error: Record<string, unknown> }, code: string) {
+  expect(json.error).toEqual(
+    expect.objectContaining({ code, message: expect.any(String), details: expect.any(Array), request_id: expect.any(String) }),
+  );
+}
+
+describe('HTTP foundation', () => {
+  test('a valid request reaches its handler with coerced query values and answers with the declared status', async () => {
+    const res = await post('/api/v1/echo/ann?times=2', JSON.stringify({ text: 'hi' }));
+    expect(res.status).toBe(201);
+    expect(await jsonOf(res)).toEqual({ name: 'ann', text: 'hihi' });
+  });
+
+  test('an unknown route is a 404 in the error envelope, with the request id also in the header', async () => {
+    const res = await fetch(`${api.url}/api/v1/no-such-thing`);
+    expect(res.status).toBe(404);
+    const json = await jsonOf(res);
+    expectEnvelope(json, 'NOT_FOUND');
+    expect(res.headers.get('x-request-id')).toBe(json.error.request_id);
+  });
+
+  test('a known path with the wrong method is a 405 naming the allowed methods', async () => {
+    const res = await fetch(`${api.url}/api/v1/system`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('GET');
+    expectEnvelope(await jsonOf(res), 'METHOD_NOT_ALLOWED');
+  });
+
+  test('malformed JSON is a 400 INVALID_REQUEST', async () => {
+    const res = await post('/api/v1/echo/ann', '{"text": ');
+    expect(res.status).toBe(400);
+    expectEnvelope(await jsonOf(res), 'INVALID_REQUEST');
+  });
+
+  test('a body over the configured limit is a 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await post('/api/v1/echo/ann', JSON.stringify({ text: 'x'.repeat(2048) }));
+    expect(res.status).toBe(413);
+    expectEnvelope(await jsonOf(res), 'PAYLOAD_TOO_LARGE');
+  });
+
+  test('a non-JSON body is a 415', async () => {
+    const res = await post('/api/v1/echo/ann', 'text=hi', 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(415);
+    expectEnvelope(await jsonOf(res), 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('unknown body fields, missing fields, bad params and out-of-range query values are 400s with per-field details', async () => {
+    const unknownField = await post('/api/v1/echo/ann', JSON.stringify({ text: 'hi', admin: true }));
+    expect(unknownField.status).toBe(400);
+    expect((await jsonOf(unknownField)).error.details).toEqual([{ field: 'body.admin', message: 'is not an allowed field' }]);
+
+    const missing = await post('/api/v1/echo/ann', JSON.stringify({}));
+    expect((await jsonOf(missing)).error.details).toEqual([expect.objectContaining({ field: 'body.text' })]);
+
+    const badParam = await post('/api/v1/echo/ANN', JSON.stringify({ text: 'hi' }));
+    expect(badParam.status).toBe(400);
+    expect((await jsonOf(badParam)).error.details[0].field).toBe('params.name');
+
+    const outOfRange = await post('/api/v1/echo/ann?times=9', JSON.stringify({ text: 'hi' }));
+    expect(outOfRange.status).toBe(400);
+    expect((await jsonOf(outOfRange)).error.details[0].field).toBe('query.times');
+
+    const noBody = await fetch(`${api.url}/api/v1/echo/ann`, { method: 'POST' });
+    expect(noBody.status).toBe(400);
+  });
+
+  test('an unexpected failure is a 500 that leaks neither the message nor a stack', async () => {
+    const res = await fetch(`${api.url}/api/v1/explode`);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toMatch(/secret_table|db\.ts|at /);
+    expectEnvelope(JSON.parse(text), 'INTERNAL');
+  });
+
+  test('a safe caller-supplied request id is kept; an unsafe one is replaced', async () => {
+    const kept = await fetch(`${api.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123');
+    const replaced = await fetch(`${api.url}/healthz`, { headers: { 'x-request-id': 'bad id\twith tab' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('/healthz answers at the root, outside /api/v1', async () => {
+    const res = await fetch(`${api.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await jsonOf(res)).toEqual({ status: 'ok' });
+  });
+});
+
+describe('API reference', () => {
+  test('the OpenAPI document lists every declared route with its schemas', async () => {
+    const res = await fetch(`${api.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = await jsonOf(res);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/api/v1/system'].get.responses['200'].content['application/json'].schema.required).toContain(
+      'worker_pools',
+    );
+    const echo = doc.paths['/api/v1/echo/{name}'].post;
+    expect(echo.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'name', in: 'path', required: true }),
+        expect.objectContaining({ name: 'times', in: 'query', required: false }),
+      ]),
+    );
+    expect(echo.requestBody.content['application/json'].schema.required).toEqual(['text']);
+  });
+
+  test('the reference page is HTML whose assets are served locally from the npm package', async () => {
+    const page = await fetch(`${api.url}/api/v1/reference`);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of assets) {
+      expect(asset.startsWith('/api/v1/reference/assets/')).toBe(true);
+      const res = await fetch(`${api.url}${asset}`);
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+  });
+});

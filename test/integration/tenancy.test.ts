@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { createPool } from '../../db/pool';
+import { tenantIsolationSql, withTenant } from '../../db/tenancy';
+import { testConfig } from '../support/harness';
+
+// Proves the tenancy mechanism at the database level, as the roles the services really use.
+const config = testConfig();
+const app = createPool(config.database.appUrl, 2);
+const owner = createPool(config.database.ownerUrl, 1);
+const system = createPool(config.database.systemUrl, 1);
+const scratch = `rls_probe_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+const tenantA = randomUUID();
+const tenantB = randomUUID();
+
+async function createTenant(id: string) {
+  // A tenant row is written inside its own context: the policy's WITH CHECK allows exactly that.
+  await withTenant(app, id, (trx) => trx('tenants').insert({ id, slug: `t-${id.slice(0, 8)}`, name: `Tenant ${id}` }));
+}
+
+beforeAll(async () => {
+  // A tenant table built the way every migration builds one.
+  await owner.raw(`create table ${scratch} (id serial primary key, tenant_id uuid not null, note text not null)`);
+  await owner.raw(tenantIsolationSql(scratch));
+  await createTenant(tenantA);
+  await createTenant(tenantB);
+  await withTenant(app, tenantA, (trx) => trx(scratch).insert({ tenant_id: tenantA, note: 'a-secret' }));
+});
+
+afterAll(async () => {
+  await owner.raw(`drop table if exists ${scratch}`);
+  await Promise.all([app.destroy(), owner.destroy(), system.destroy()]);
+});
+
+const asB = <T>(work: (trx: Knex.Transaction) => Promise<T>) => withTenant(app, tenantB, work);
+
+test('the app role is neither superuser nor BYPASSRLS, and owns no table', async () => {
+  const { rows } = await app.raw(
+    `select r.rolsuper, r.rolbypassrls, (select count(*) from pg_tables where tableowner = current_user)::int as owned
+       from pg_roles r where r.rolname = current_user`,
+  );
+  expect(rows[0]).toEqual({ rolsuper: false, rolbypassrls: false, owned: 0 });
+});
+
+test('every table with a tenant_id column has RLS enabled, forced, and a policy', async () => {
+  const { rows } = await owner.raw(`
+    select c.relname, c.relrowsecurity, c.relforcerowsecurity,
+           exists (select 1 from pg_policies p where p.tablename = c.relname) as has_policy
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'public' and c.relkind = 'r'
+       and (exists (select 1 from information_schema.columns col
+                    where col.table_name = c.relname and col.column_name = 'tenant_id')
+            or c.relname = 'tenants')`);
+  expect(rows.length).toBeGreaterThanOrEqual(2);
+  for (const row of rows) {
+    expect({ table: row.relname, rls: row.relrowsecurity, forced: row.relforcerowsecurity, policy: row.has_policy }).toEqual({
+      table: row.relname,
+      rls: true,
+      forced: true,
+      policy: true,
+    });
+  }
+});
+
+test("another tenant cannot read, update or delete a tenant's rows", async () => {
+  expect(await asB((trx) => trx(scratch).select())).toEqual([]);
+  expect(await asB((trx) => trx(scratch).update({ note: 'stolen' }))).toBe(0);
+  expect(await asB((trx) => trx(scratch).delete())).toBe(0);
+  const stillThere = await withTenant(app, tenantA, (trx) => trx(scratch).select('note'));
+  expect(stillThere).toEqual([{ note: 'a-secret' }]);
+});
+
+test("a tenant cannot write a row into another tenant's data", async () => {
+  await expect(asB((trx) => trx(scratch).insert({ tenant_id: tenantA, note: 'planted' }))).rejects.toThrow(
+    /row-level security/,
+  );
+});
+
+test('a session without tenant context sees nothing', async () => {
+  expect(await app(scratch).select()).toEqual([]);
+  expect(await app('tenants').select()).toEqual([]);
+});
+
+test('a tenant sees its own tenant row only', async () => {
+  const rows = await asB((trx) => trx('tenants').select('id'));
+  expect(rows).toEqual([{ id: tenantB }]);
+});
+
+test('the tenant context ends with its transaction, so a pooled connection does not carry it', async () => {
+  await withTenant(app, tenantA, (trx) => trx(scratch).select());
+  const { rows } = await app.raw("select current_setting('app.tenant_id', true) as tenant");
+  expect(rows[0].tenant === null || rows[0].tenant === '').toBe(true);
+});
+
+test('the system role reads across tenants (for backfill)', async () => {
+  const rows = await system('tenants').whereIn('id', [tenantA, tenantB]).select('id');
+  expect(rows).toHaveLength(2);
+});

@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import pino from 'pino';
+import { buildApp } from '../../api/app';
+import { loadConfig, type Config } from '../../api/config';
+import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
+import type { RouteDefinition } from '../../api/http/route';
+import { createPool } from '../../db/pool';
+import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
+import type { WorkerPool } from '../../workflows/taskQueues';
+import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
+
+applyTestEnv();
+// Worker and SDK logs would drown the test output; failures surface through assertions.
+installTemporalLogging(pino({ level: 'silent' }));
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig(), ...overrides };
+}
+
+export function testDeps(config: Config = testConfig()): AppDeps {
+  return createDeps(config, pino({ level: 'silent' }));
+}
+
+export interface TestApi {
+  url: string;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/** The real app on a real socket (port 0), with real clients behind it. */
+export async function startApi(options: { deps?: AppDeps; routes?: RouteDefinition[] } = {}): Promise<TestApi> {
+  const deps = options.deps ?? testDeps();
+  const server: Server = createServer(buildApp(deps, options.routes).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await closeDeps(deps);
+    },
+  };
+}
+
+export interface TestWorkers {
+  stop(): Promise<void>;
+}
+
+/** Real Temporal workers for the given pools, in this process, on the test namespace. */
+export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
+  const config = testConfig();
+  const db = createPool(config.database.appUrl, 4);
+  const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
+  const workers = await createPoolWorkers(pools, config, { db }, { code });
+  const running = workers.run();
+  return {
+    async stop() {
+      workers.shutdown();
+      await running;
+      await db.destroy();
+    },
+  };
+}
+
+/** A response body as loosely typed JSON: tests assert on its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const jsonOf = (res: Response): Promise<any> => res.json();

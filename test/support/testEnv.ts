@@ -1,0 +1,22 @@
+import path from 'node:path';
+
+/**
+ * Tests use their own database, Temporal namespace and index prefix, so a running
+ * `npm start` stack and the suite never see each other's data or workflows.
+ */
+export const TEST_ENV = {
+  SHIPYARD_PG_DATABASE: 'shipyard_test',
+  TEMPORAL_NAMESPACE: 'shipyard-test',
+  ES_INDEX_PREFIX: 'shipyard_test',
+  LOG_LEVEL: 'silent',
+} as const;
+
+export const WORKFLOW_BUNDLE_PATH = path.join(
+  process.env.SHIPYARD_DATA ?? path.join(__dirname, '..', '..', '.data'),
+  'test',
+  'workflow-bundle.js',
+);
+
+export function applyTestEnv(): void {
+  for (const [name, value] of Object.entries(TEST_ENV)) process.env[name] ??= value;
+}

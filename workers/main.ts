@@ -1,0 +1,34 @@
+import { loadConfig } from '../api/config';
+import { createLogger } from '../api/deps';
+import { createPool } from '../db/pool';
+import { WORKER_POOLS, type WorkerPool } from '../workflows/taskQueues';
+import { createPoolWorkers, installTemporalLogging } from './pools';
+
+/**
+ * Worker entry point. `main.ts forge` runs the forge pool alone (one container per pool in
+ * production); with no argument it runs all three pools in one process for development.
+ * SIGINT/SIGTERM drain in-flight tasks and exit.
+ */
+async function main(args: string[]): Promise<void> {
+  const unknown = args.filter((arg) => !WORKER_POOLS.includes(arg as WorkerPool));
+  if (unknown.length) throw new Error(`unknown pool(s): ${unknown.join(', ')} (pools: ${WORKER_POOLS.join(', ')})`);
+  const pools = (args.length ? args : WORKER_POOLS) as WorkerPool[];
+
+  const config = loadConfig();
+  const logger = createLogger(config, `worker:${pools.join('+')}`);
+  installTemporalLogging(logger);
+  const db = createPool(config.database.appUrl, config.database.poolMax);
+  try {
+    const workers = await createPoolWorkers(pools, config, { db });
+    logger.info({ pools, namespace: config.temporal.namespace }, 'workers running');
+    await workers.run();
+    logger.info('workers stopped');
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { activitiesFor, type ActivityDeps } from '../activities';
+import type { Config } from '../api/config';
+import { TASK_QUEUES, type WorkerPool } from '../workflows/taskQueues';
+
+export interface PoolWorkers {
+  /** Resolves when every worker has stopped (after `shutdown`, or on SIGINT/SIGTERM). */
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/** Routes the Temporal SDK's own log lines into our JSON logs. Once per process. */
+export function installTemporalLogging(logger: Logger): void {
+  Runtime.install({
+    logger: new DefaultLogger('INFO', ({ level, message, meta }) =>
+      logger[PINO_LEVEL[level]]({ ...meta, component: 'temporal-sdk' }, message),
+    ),
+  });
+}
+
+/**
+ * Creates one worker per requested pool in this process, sharing one connection and one
+ * workflow bundle (bundling is the slow part of a worker's start).
+ */
+export async function createPoolWorkers(
+  pools: WorkerPool[],
+  config: Config,
+  deps: ActivityDeps,
+  workflowBundle?: { code: string },
+): Promise<PoolWorkers> {
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const bundle =
+    workflowBundle ??
+    (await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      // webpack's build report is noise at every start; keep only what needs attention.
+      logger: new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta)),
+    }));
+  const workers = await Promise.all(
+    pools.map((pool) =>
+      Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: TASK_QUEUES[pool],
+        workflowBundle: bundle,
+        activities: activitiesFor(pool, deps),
+      }),
+    ),
+  );
+  return {
+    async run() {
+      try {
+        await Promise.all(workers.map((worker) => worker.run()));
+      } finally {
+        await connection.close();
+      }
+    },
+    shutdown() {
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+  };
+}

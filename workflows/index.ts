@@ -1,0 +1,3 @@
+// Every workflow, bundled once per worker process. Deterministic code only: no I/O here,
+// activities do it.
+export { workerProbe } from './probe';
