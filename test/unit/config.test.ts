@@ -1,0 +1,28 @@
+import { loadConfig, parseByteSize } from '../../api/config';
+
+test('defaults point every client at the locally provisioned services', () => {
+  const config = loadConfig({});
+  expect(config.port).toBe(8080);
+  expect(config.database.appUrl).toBe('postgres://shipyard_app:shipyard_app@127.0.0.1:5432/shipyard');
+  expect(config.database.ownerUrl).toContain('shipyard_owner@');
+  expect(config.database.systemUrl).toContain('shipyard_system@');
+  expect(config.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', uiUrl: 'http://127.0.0.1:8233' });
+  expect(config.bodyLimitBytes).toBe(1024 * 1024);
+});
+
+test('the local database coordinates move all three default URLs together; explicit URLs win', () => {
+  const config = loadConfig({ SHIPYARD_PG_PORT: '5433', SHIPYARD_PG_DATABASE: 'shipyard_test', DATABASE_URL: 'postgres://x/y' });
+  expect(config.database.appUrl).toBe('postgres://x/y');
+  expect(config.database.ownerUrl).toBe('postgres://shipyard_owner:shipyard_owner@127.0.0.1:5433/shipyard_test');
+});
+
+test('byte sizes accept plain bytes, kb and mb; anything else is refused', () => {
+  expect(parseByteSize('65536')).toBe(65536);
+  expect(parseByteSize('64kb')).toBe(65536);
+  expect(parseByteSize('2MB')).toBe(2 * 1024 * 1024);
+  expect(() => parseByteSize('lots')).toThrow(/not a byte size/);
+});
+
+test('a malformed integer setting fails loudly at start-up instead of defaulting', () => {
+  expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer/);
+});

@@ -1,0 +1,33 @@
+import { buildOpenApiDocument } from '../../api/openapi/document';
+import { defineRoute } from '../../api/http/route';
+import { toKoaPath } from '../../api/http/router';
+
+const route = defineRoute({
+  method: 'PUT',
+  path: '/forge/molds/{slug}',
+  tag: 'Forge',
+  summary: 'Update a mold',
+  params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
+  query: { type: 'object', properties: { dry_run: { type: 'boolean' } } },
+  body: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false },
+  responses: { 200: { description: 'updated' } },
+  handler: () => ({}),
+});
+
+test('OpenAPI paths become Koa paths', () => {
+  expect(toKoaPath('/teams/{id}/members/{memberId}')).toBe('/teams/:id/members/:memberId');
+});
+
+test('a route declaration becomes an OpenAPI operation with its parameters, body and the error envelope', () => {
+  const doc = buildOpenApiDocument([route]);
+  const op = (doc.paths['/api/v1/forge/molds/{slug}'] as Record<string, any>).put; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(op.operationId).toBe('putForgeMoldsSlug');
+  expect(op.tags).toEqual(['Forge']);
+  expect(op.parameters).toEqual([
+    { name: 'slug', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'dry_run', in: 'query', required: false, schema: { type: 'boolean' } },
+  ]);
+  expect(op.requestBody.content['application/json'].schema).toBe(route.body);
+  expect(op.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+  expect(doc.components.schemas.Error.required).toEqual(['error']);
+});
