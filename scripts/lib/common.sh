@@ -107,6 +107,8 @@ stop_pidfile() {
 ensure_node_modules() {
   if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     say "installing npm dependencies…"
-    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
+    # `npm install`, not `npm ci`: the lock this npm writes lists only the Linux builds of
+    # platform-specific optional packages (@swc/core-*), and `npm ci` then calls it out of sync.
+    (cd "$ROOT" && npm install --no-audit --no-fund --loglevel=error) || die "npm install failed"
   fi
 }
