@@ -41,13 +41,17 @@ ensure_service_user() {
     die "could not create system user $SERVICE_USER"
 }
 
-# Runs a command as the service user (or as ourselves when not root).
-as_service() {
+# SERVICE_PREFIX: the command prefix that runs a program as the service user (empty when we
+# are not root). as_service runs a command that way.
+service_prefix() {
+  SERVICE_PREFIX=()
   if is_root; then
-    setpriv --reuid="$SERVICE_USER" --regid="$(id -g "$SERVICE_USER")" --init-groups "$@"
-  else
-    "$@"
+    SERVICE_PREFIX=(setpriv --reuid="$SERVICE_USER" --regid="$(id -g "$SERVICE_USER")" --init-groups)
   fi
+}
+as_service() {
+  service_prefix
+  "${SERVICE_PREFIX[@]}" "$@"
 }
 
 # The service user must reach folders that may sit below a private home (a clone under /root,
@@ -86,6 +90,15 @@ show_log_tail() {
   say "---- last lines of $1 ----"
   tail -n 25 "$1" >&2 2>/dev/null || true
   say "---- full log: $1 ----"
+}
+
+# Runs "$@" in a new session, so a terminal's Ctrl-C to `npm start` does not reach the service,
+# with its pid in $1. The process writes its own pid before exec: setsid may fork, and then
+# `$!` would be a parent that is already gone.
+spawn_detached() {
+  local pidfile="$1"
+  shift
+  setsid bash -c 'echo $$ >"$0" && exec "$@"' "$pidfile" "$@"
 }
 
 is_pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }

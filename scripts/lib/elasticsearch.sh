@@ -42,15 +42,15 @@ es_start() {
     chown -R "$SERVICE_USER:" "$ES_DATA" "$LOG_DIR/elasticsearch"
     grant_traverse "$ES_HOME"
   fi
-  as_service env ES_JAVA_HOME="$(es_java_home)" ES_PATH_CONF="$ES_DATA/config" ES_TMPDIR="$ES_DATA/tmp" \
-    ES_JAVA_OPTS="-Xms$SHIPYARD_ES_HEAP -Xmx$SHIPYARD_ES_HEAP" \
-    setsid nohup "$ES_HOME/bin/elasticsearch" \
+  service_prefix
+  spawn_detached "$ES_PID" "${SERVICE_PREFIX[@]}" \
+    env ES_JAVA_HOME="$(es_java_home)" ES_PATH_CONF="$ES_DATA/config" ES_TMPDIR="$ES_DATA/tmp" \
+    ES_JAVA_OPTS="-Xms$SHIPYARD_ES_HEAP -Xmx$SHIPYARD_ES_HEAP" "$ES_HOME/bin/elasticsearch" \
     -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$SHIPYARD_ES_PORT" \
     -E path.data="$ES_DATA/data" -E path.logs="$LOG_DIR/elasticsearch" \
     -E xpack.security.enabled=false -E action.destructive_requires_name=false \
     -E cluster.routing.allocation.disk.threshold_enabled=false \
     >"$ES_LOG" 2>&1 </dev/null &
-  echo $! >"$ES_PID"
 }
 
 es_wait() {

@@ -31,11 +31,10 @@ temporal_start() {
   mkdir -p "$SHIPYARD_DATA/temporal"
   local ns_args=() ns
   for ns in "${TEMPORAL_NAMESPACES[@]}"; do ns_args+=(--namespace "$ns"); done
-  setsid nohup "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 \
+  spawn_detached "$TEMPORAL_PID" "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 \
     --port "$SHIPYARD_TEMPORAL_PORT" --ui-port "$SHIPYARD_TEMPORAL_UI_PORT" \
     --db-filename "$SHIPYARD_DATA/temporal/temporal.db" --log-level warn "${ns_args[@]}" \
     >"$TEMPORAL_LOG" 2>&1 </dev/null &
-  echo $! >"$TEMPORAL_PID"
 }
 
 temporal_wait() {
