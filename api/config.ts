@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 // Environment → typed configuration, read once. Every variable here is documented in the
 // README's configuration table; defaults match what `scripts/services` provisions locally.
 
@@ -19,6 +21,18 @@ export interface Config {
   };
   elasticsearch: { url: string; indexPrefix: string };
   temporal: { address: string; namespace: string; uiUrl: string };
+  /** Where local state lives (the dev signing key, test artefacts). */
+  dataDir: string;
+  auth: {
+    issuer: string;
+    audience: string;
+    /** Verify session tokens against this JWKS URL (an OIDC provider's)… */
+    jwksUrl?: string;
+    /** …or this PEM public key. With neither, a local dev key under dataDir signs and verifies. */
+    publicKeyPem?: string;
+    /** The JWS algorithm of publicKeyPem. */
+    publicKeyAlg: string;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +81,14 @@ export function loadConfig(env: Env = process.env): Config {
       address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',
       uiUrl: env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233',
+    },
+    dataDir: path.resolve(env.SHIPYARD_DATA ?? '.data'),
+    auth: {
+      issuer: env.AUTH_ISSUER ?? 'shipyard-dev',
+      audience: env.AUTH_AUDIENCE ?? 'shipyard',
+      jwksUrl: env.AUTH_JWKS_URL || undefined,
+      publicKeyPem: env.AUTH_PUBLIC_KEY || undefined,
+      publicKeyAlg: env.AUTH_PUBLIC_KEY_ALG ?? 'RS256',
     },
   };
 }

@@ -3,15 +3,23 @@ import { Client as TemporalClient, Connection, defaultGrpcRetryOptions, makeGrpc
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
 import { createPool } from '../db/pool';
+import { ApiKeyCache } from './auth/apiKeyCache';
+import { Authenticator } from './auth/authenticate';
+import { createSessionVerifier } from './auth/sessionTokens';
 import type { Config } from './config';
 
 /** The long-lived clients a request may use, created once per process. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The app role: every request's tenant transaction. */
   db: Knex;
+  /** The system role (BYPASSRLS, read-only): token lookups before the tenant is known, backfill. */
+  system: Knex;
   elastic: ElasticClient;
   temporal: TemporalClient;
+  authenticator: Authenticator;
+  apiKeyCache: ApiKeyCache;
 }
 
 export function createLogger(config: Config, name: string): Logger {
@@ -24,11 +32,10 @@ export function createLogger(config: Config, name: string): Logger {
 }
 
 /**
- * Builds the clients without waiting on any service: the database pool and the Temporal
- * connection open lazily, so the API starts (and /system reports the outage) even when a
- * service is down.
+ * Builds the clients. The database pools and the Temporal connection open lazily, so the API
+ * starts (and /system reports the outage) even when a service is down.
  */
-export function createDeps(config: Config, logger: Logger): AppDeps {
+export async function createDeps(config: Config, logger: Logger): Promise<AppDeps> {
   const connection = Connection.lazy({
     address: config.temporal.address,
     // A request should fail fast when Temporal is down: 4 attempts settle in about a second,
@@ -36,15 +43,24 @@ export function createDeps(config: Config, logger: Logger): AppDeps {
     // for ~20 s that ignores cancellation and fails once the connection is closed.)
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
   });
+  const db = createPool(config.database.appUrl, config.database.poolMax);
+  const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)));
+  const apiKeyCache = new ApiKeyCache(config.database.appUrl, logger);
+  await apiKeyCache.start();
+  const verifySession = await createSessionVerifier(config);
   return {
     config,
     logger,
-    db: createPool(config.database.appUrl, config.database.poolMax),
+    db,
+    system,
     elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
     temporal: new TemporalClient({ connection, namespace: config.temporal.namespace }),
+    authenticator: new Authenticator({ db, system, verifySession, apiKeyCache, logger }),
+    apiKeyCache,
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
-  await Promise.allSettled([deps.db.destroy(), deps.elastic.close(), deps.temporal.connection.close()]);
+  await deps.apiKeyCache.close();
+  await Promise.allSettled([deps.db.destroy(), deps.system.destroy(), deps.elastic.close(), deps.temporal.connection.close()]);
 }

@@ -10,7 +10,7 @@ import { closeDeps, createDeps, createLogger } from './deps';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config, 'api');
-  const deps = createDeps(config, logger);
+  const deps = await createDeps(config, logger);
   const server = createServer(buildApp(deps).callback());
   server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
 

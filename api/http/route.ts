@@ -1,5 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Knex } from 'knex';
 import type { ParameterizedContext } from 'koa';
+import type { Access, AgentPrincipal, CallerPrincipal } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,10 +24,17 @@ export interface ResponseSpec {
   schema?: Schema;
 }
 
-export interface HandlerInput<P, Q, B> {
+/** The authenticated caller a route receives, by its access level. */
+type AuthFor<A> = A extends 'public' ? undefined : A extends 'agent' ? AgentPrincipal : CallerPrincipal;
+
+export interface HandlerInput<P, Q, B, A = Access> {
   params: P;
   query: Q;
   body: B;
+  /** Who called (undefined on public routes). */
+  auth: AuthFor<A>;
+  /** The request's transaction, scoped to the caller's tenant (undefined on public routes). */
+  db: A extends 'public' ? undefined : Knex.Transaction;
   deps: AppDeps;
   ctx: ParameterizedContext;
 }
@@ -40,28 +49,32 @@ export interface RouteDefinition {
   path: string;
   summary: string;
   tag: string;
+  /** What the caller needs: declared here, enforced by the router, shown in OpenAPI. */
+  access: Access;
   params: Schema;
   query: Schema;
   body?: Schema;
   responses: Record<number, ResponseSpec>;
-  handler: (input: HandlerInput<unknown, unknown, unknown>) => unknown;
+  handler: (input: HandlerInput<unknown, unknown, unknown, Access>) => unknown;
 }
 
 export function defineRoute<
   const P extends Schema = Empty,
   const Q extends Schema = Empty,
   const B extends Schema | undefined = undefined,
+  const A extends Access = Access,
 >(def: {
   method: HttpMethod;
   path: string;
   summary: string;
   tag: string;
+  access: A;
   params?: P;
   query?: Q;
   body?: B;
   responses: Record<number, ResponseSpec>;
   handler: (
-    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined>,
+    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>,
   ) => unknown;
 }): RouteDefinition {
   // The generic types above only check the handler against its schemas; at run time a route

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
+import { authorize } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
+import { withTenant } from '../../db/tenancy';
 import { successStatus, type RouteDefinition } from './route';
 import { compileBody, compileParams, compileQuery } from './validation';
 
@@ -20,15 +22,33 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
     const body = compileBody(route.body);
     const status = successStatus(route);
     router.register(toKoaPath(route.path), [route.method], async (ctx) => {
-      const input = {
-        // Copies: the validators coerce and fill defaults in place.
-        params: params({ ...ctx.params }),
-        query: query({ ...ctx.query }),
-        body: body(ctx.request.body),
-        deps,
-        ctx,
-      };
-      const result = await route.handler(input);
+      const { access } = route;
+      // Validation runs after authentication and authorization: a caller without access learns
+      // nothing about an endpoint, not even its validation errors.
+      const run = (auth: unknown, db: unknown) =>
+        route.handler({
+          // Copies: the validators coerce and fill defaults in place.
+          params: params({ ...ctx.params }),
+          query: query({ ...ctx.query }),
+          body: body(ctx.request.body),
+          deps,
+          ctx,
+          auth,
+          db,
+        } as Parameters<RouteDefinition['handler']>[0]);
+      let result: unknown;
+      if (access === 'public') {
+        result = await run(undefined, undefined);
+      } else {
+        const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access);
+        ctx.state.tenantId = identity.tenantId;
+        // The whole request runs in one transaction under the caller's tenant.
+        result = await withTenant(deps.db, identity.tenantId, async (trx) => {
+          const auth = await deps.authenticator.principal(trx, identity);
+          authorize(auth, access);
+          return run(auth, trx);
+        });
+      }
       ctx.status = status;
       if (status !== 204) ctx.body = result;
     });

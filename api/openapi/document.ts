@@ -48,6 +48,11 @@ function operation(route: RouteDefinition) {
     summary: route.summary,
     tags: [route.tag],
     parameters: parameters(route),
+    ...(route.access !== 'public' && {
+      security: [{ [route.access === 'agent' ? 'agentToken' : 'bearer']: [] }],
+      'x-required-access': route.access,
+      description: `Requires: ${route.access === 'authenticated' ? 'any authenticated caller' : route.access === 'agent' ? 'an agent token' : `the \`${route.access}\` permission`}.`,
+    }),
     ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }),
     responses: {
       ...responses,
@@ -74,6 +79,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     },
     servers: [{ url: '/' }],
     paths,
-    components: { schemas: { Error: errorEnvelopeSchema } },
+    components: {
+      schemas: { Error: errorEnvelopeSchema },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A session token (JWT) or an API key (shp_svc_…)' },
+        agentToken: { type: 'http', scheme: 'bearer', description: 'A cluster agent token (shp_agt_…)' },
+      },
+    },
   };
 }

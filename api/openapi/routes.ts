@@ -32,6 +32,7 @@ const referencePageRoute = defineRoute({
   method: 'GET',
   path: '/reference',
   tag: 'Reference',
+  access: 'public',
   summary: 'A readable API reference page (HTML) rendered from the OpenAPI document',
   responses: { 200: { description: 'HTML page' } },
   handler: ({ ctx }) => {
@@ -51,6 +52,7 @@ export function withApiReference(routes: RouteDefinition[]): RouteDefinition[] {
       method: 'GET',
       path: '/openapi.json',
       tag: 'Reference',
+  access: 'public',
       summary: 'This API as an OpenAPI 3.1 document',
       responses: { 200: { description: 'The OpenAPI document' } },
       // Read at request time, after the document below exists.

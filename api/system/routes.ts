@@ -7,6 +7,7 @@ export const systemRoutes = [
     method: 'GET',
     path: '/system',
     tag: 'Admin',
+    access: 'admin:read',
     summary: 'Status of the database, Elasticsearch, Temporal and each worker pool',
     responses: { 200: { description: 'Every check, up or down, with its latency', schema: systemHealthSchema } },
     handler: ({ deps }) => checkSystem(deps),

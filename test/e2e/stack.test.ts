@@ -40,17 +40,24 @@ async function stopCleanly(child: ChildProcess): Promise<number | null> {
 describe('the API and worker processes', () => {
   let api: ChildProcess;
   let workers: ChildProcess;
-  beforeAll(() => {
+  let token: string;
+  beforeAll(async () => {
     api = launch('api/server.ts');
     workers = launch('workers/main.ts');
+    // The operator CLI, as a user would run it: its only output is the token.
+    const { stdout } = await promisify(execFile)(path.join(ROOT, 'scripts', 'shipyard.js'), [
+      'token', '--tenant', 'e2e', '--email', 'ops@e2e.test', '--roles', 'admin', '--ttl', '10m',
+    ]);
+    token = stdout.trim();
   });
   afterAll(() => {
     for (const child of [api, workers]) if (child.exitCode === null) child.kill('SIGKILL');
   });
 
-  test('serve /api/v1/system with every service and pool up', async () => {
+  test('serve /api/v1/system, with a token from `shipyard token`, with every service and pool up', async () => {
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const body = await until('system ok', 90, async () => {
-      const res = await jsonOf(await fetch(`${BASE}/api/v1/system`));
+      const res = await jsonOf(await fetch(`${BASE}/api/v1/system`, { headers: { authorization: `Bearer ${token}` } }));
       return res.status === 'ok' ? res : undefined;
     });
     expect(Object.values(body.worker_pools).every((pool) => (pool as { status: string }).status === 'up')).toBe(true);

@@ -8,6 +8,7 @@ const probeRoutes = [
     method: 'POST',
     path: '/echo/{name}',
     tag: 'Test',
+    access: 'public',
     summary: 'echo',
     params: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } }, required: ['name'] },
     query: {
@@ -28,6 +29,7 @@ const probeRoutes = [
     method: 'GET',
     path: '/explode',
     tag: 'Test',
+    access: 'public',
     summary: 'fails unexpectedly',
     responses: { 200: { description: 'never' } },
     handler: () => {
@@ -38,7 +40,7 @@ const probeRoutes = [
 
 let api: TestApi;
 beforeAll(async () => {
-  const deps = testDeps(testConfig({ bodyLimitBytes: 1024 }));
+  const deps = await testDeps(testConfig({ bodyLimitBytes: 1024 }));
   api = await startApi({ deps, routes: [...apiRoutes, ...probeRoutes] });
 });
 afterAll(() => api.close());

@@ -1,4 +1,9 @@
-import { startApi, startWorkers, testConfig, testDeps, type TestApi, type TestWorkers, jsonOf } from '../support/harness';
+import { bearer, jsonOf, sessionToken, startApi, startWorkers, testConfig, testDeps, type TestApi, type TestWorkers } from '../support/harness';
+
+let auth: Record<string, string>;
+beforeAll(async () => {
+  auth = bearer((await sessionToken({ tenant: 'system-test', email: 'ops@system.test', roles: ['admin'] })).token);
+});
 
 // GET /api/v1/system against the real services, with real workers on the test namespace.
 describe('with every worker pool running', () => {
@@ -15,7 +20,7 @@ describe('with every worker pool running', () => {
 
   test('every service and pool is up, each pool proven by a workflow whose activity wrote to the database', async () => {
     const before = new Date();
-    const res = await fetch(`${api.url}/api/v1/system`);
+    const res = await fetch(`${api.url}/api/v1/system`, { headers: auth });
     expect(res.status).toBe(200);
     const body = await jsonOf(res);
     expect(body.status).toBe('ok');
@@ -42,7 +47,7 @@ describe('with a pool stopped or Temporal unreachable', () => {
     const api = await startApi();
     try {
       const started = Date.now();
-      const body = await jsonOf(await fetch(`${api.url}/api/v1/system`));
+      const body = await jsonOf(await fetch(`${api.url}/api/v1/system`, { headers: auth }));
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(body.status).toBe('degraded');
       expect(body.worker_pools.forge.status).toBe('up');
@@ -55,10 +60,10 @@ describe('with a pool stopped or Temporal unreachable', () => {
 
   test('an unreachable Temporal is reported down, with every pool down, while the other services stay up', async () => {
     const config = testConfig();
-    const deps = testDeps({ ...config, temporal: { ...config.temporal, address: '127.0.0.1:1' } });
+    const deps = await testDeps({ ...config, temporal: { ...config.temporal, address: '127.0.0.1:1' } });
     const api = await startApi({ deps });
     try {
-      const body = await jsonOf(await fetch(`${api.url}/api/v1/system`));
+      const body = await jsonOf(await fetch(`${api.url}/api/v1/system`, { headers: auth }));
       expect(body.status).toBe('degraded');
       expect(body.services.temporal.status).toBe('down');
       expect(body.services.database.status).toBe('up');

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../api/config';
 import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
 import { createPool } from '../../db/pool';
+import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import type { WorkerPool } from '../../workflows/taskQueues';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
@@ -19,7 +20,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig(), ...overrides };
 }
 
-export function testDeps(config: Config = testConfig()): AppDeps {
+export function testDeps(config: Config = testConfig()): Promise<AppDeps> {
   return createDeps(config, pino({ level: 'silent' }));
 }
 
@@ -31,7 +32,7 @@ export interface TestApi {
 
 /** The real app on a real socket (port 0), with real clients behind it. */
 export async function startApi(options: { deps?: AppDeps; routes?: RouteDefinition[] } = {}): Promise<TestApi> {
-  const deps = options.deps ?? testDeps();
+  const deps = options.deps ?? (await testDeps());
   const server: Server = createServer(buildApp(deps, options.routes).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -69,3 +70,10 @@ export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
 /** A response body as loosely typed JSON: tests assert on its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const jsonOf = (res: Response): Promise<any> => res.json();
+
+/** A session token from the dev CLI's code path: the tenant and user are created as needed. */
+export async function sessionToken(request: DevTokenRequest): Promise<{ token: string; tenantId: string; userId: string }> {
+  return issueDevToken(testConfig(), request);
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

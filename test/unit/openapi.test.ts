@@ -6,6 +6,7 @@ const route = defineRoute({
   method: 'PUT',
   path: '/forge/molds/{slug}',
   tag: 'Forge',
+  access: 'forge:write',
   summary: 'Update a mold',
   params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
   query: { type: 'object', properties: { dry_run: { type: 'boolean' } } },

@@ -1,0 +1,87 @@
+import type { Knex } from 'knex';
+import { API_KEY_REVOKED_CHANNEL } from '../auth/apiKeyCache';
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  description: string;
+  prefix: string;
+  scopes: string[];
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+/** The listing shape: never the token, never its hash. */
+export function toApiKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    last_used: iso(row.last_used_at),
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at) as string,
+    revoked: row.revoked_at !== null,
+    revoked_at: iso(row.revoked_at),
+  };
+}
+
+const LISTED = ['id', 'name', 'description', 'prefix', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'revoked_at'];
+
+export async function listApiKeys(trx: Knex) {
+  const rows: ApiKeyRow[] = await trx('api_keys').orderBy('created_at', 'desc').select(LISTED);
+  return rows.map(toApiKey);
+}
+
+/** Active means not revoked and not expired: the keys that count against the per-user limit. */
+export async function countActiveKeysOfUser(trx: Knex, userId: string): Promise<number> {
+  const [{ count }] = await trx('api_keys')
+    .where({ user_id: userId })
+    .whereNull('revoked_at')
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
+    .count<{ count: string }[]>('* as count');
+  return Number(count);
+}
+
+/** Serialises key creation per user, so concurrent requests cannot both pass the limit check. */
+export async function lockUserForKeyCreation(trx: Knex, userId: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`api-keys:${userId}`]);
+}
+
+export async function insertApiKey(
+  trx: Knex,
+  key: { tenantId: string; userId: string; name: string; description: string; prefix: string; tokenHash: string; scopes: string[]; expiresAt: string | null },
+): Promise<string> {
+  const [row] = await trx('api_keys')
+    .insert({
+      tenant_id: key.tenantId,
+      user_id: key.userId,
+      name: key.name,
+      description: key.description,
+      prefix: key.prefix,
+      token_hash: key.tokenHash,
+      scopes: key.scopes,
+      expires_at: key.expiresAt,
+    })
+    .returning('id');
+  return row.id;
+}
+
+/**
+ * Revokes a key and announces it to every API process (delivered when the transaction
+ * commits). Revoking twice keeps the first timestamp. Returns undefined when no such key.
+ */
+export async function revokeApiKey(trx: Knex, id: string) {
+  const [row]: ApiKeyRow[] = await trx('api_keys')
+    .where({ id })
+    .update({ revoked_at: trx.raw('coalesce(revoked_at, now())') })
+    .returning(LISTED);
+  if (!row) return undefined;
+  await trx.raw('select pg_notify(?, ?)', [API_KEY_REVOKED_CHANNEL, id]);
+  return toApiKey(row);
+}

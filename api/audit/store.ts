@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/authenticate';
+
+export interface AuditEvent {
+  /** e.g. role.assigned, api_key.created, team.updated */
+  eventType: string;
+  action: string;
+  status?: 'success' | 'failure' | 'partial';
+  errorMessage?: string;
+  targetType?: string;
+  targetId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** How a principal appears in the audit log. */
+export function actorOf(principal: Principal): { actor: string; actor_type: 'user' | 'api_key' | 'agent' } {
+  switch (principal.kind) {
+    case 'user':
+      return { actor: principal.email, actor_type: 'user' };
+    case 'api_key':
+      return { actor: `api-key:${principal.apiKeyId}`, actor_type: 'api_key' };
+    case 'agent':
+      return { actor: `agent:${principal.clusterId}`, actor_type: 'agent' };
+  }
+}
+
+/** Writes an audit entry in the request's transaction: it commits or rolls back with the change. */
+export async function recordAudit(trx: Knex, principal: Principal, event: AuditEvent): Promise<void> {
+  await trx('audit_log').insert({
+    tenant_id: principal.tenantId,
+    ...actorOf(principal),
+    event_type: event.eventType,
+    action: event.action,
+    status: event.status ?? 'success',
+    error_message: event.errorMessage ?? null,
+    target_type: event.targetType ?? null,
+    target_id: event.targetId ?? null,
+    metadata: event.metadata ?? {},
+  });
+}
+
+export interface ActivityItem {
+  eventType: string;
+  actor: string;
+  actorType: string;
+  action: string;
+  status: string;
+  errorMessage: string | null;
+  createdAt: string;
+}
+
+interface AuditRow {
+  event_type: string;
+  actor: string;
+  actor_type: string;
+  action: string;
+  status: string;
+  error_message: string | null;
+  created_at: Date;
+}
+
+/** Newest first. */
+export async function recentActivity(trx: Knex, limit: number, target?: { type: string; id: string }): Promise<ActivityItem[]> {
+  const rows = await trx('audit_log')
+    .modify((q) => {
+      if (target) q.where({ target_type: target.type, target_id: target.id });
+    })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select('event_type', 'actor', 'actor_type', 'action', 'status', 'error_message', 'created_at');
+  return rows.map((row: AuditRow) => ({
+    eventType: row.event_type,
+    actor: row.actor,
+    actorType: row.actor_type,
+    action: row.action,
+    status: row.status,
+    errorMessage: row.error_message,
+    createdAt: new Date(row.created_at).toISOString(),
+  }));
+}

@@ -1,0 +1,166 @@
+import bcrypt from 'bcryptjs';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { ApiError } from '../http/errors';
+import { withTenant } from '../../db/tenancy';
+import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
+import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from './permissions';
+import type { SessionClaims, SessionVerifier } from './sessionTokens';
+import { findActiveAgentToken, findActiveApiKeysByPrefix, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
+import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from './tokens';
+
+/** What a route requires of its caller: nothing, any user or API key, a permission, or an agent token. */
+export type Access = 'public' | 'authenticated' | 'agent' | Scope;
+
+export interface UserPrincipal {
+  kind: 'user';
+  tenantId: string;
+  userId: string;
+  email: string;
+  name: string;
+  groups: string[];
+  roles: string[];
+  permissions: Set<Scope>;
+  expiresAt: Date;
+}
+
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  tenantId: string;
+  apiKeyId: string;
+  /** The user who created the key. */
+  userId: string;
+  permissions: Set<Scope>;
+}
+
+export interface AgentPrincipal {
+  kind: 'agent';
+  tenantId: string;
+  clusterId: string;
+  tokenId: string;
+}
+
+/** A caller of user-facing routes. */
+export type CallerPrincipal = UserPrincipal | ApiKeyPrincipal;
+export type Principal = CallerPrincipal | AgentPrincipal;
+
+/** A verified token, before its tenant's transaction has started. */
+export type Identity =
+  | { kind: 'user'; tenantId: string; claims: SessionClaims }
+  | { kind: 'api_key'; tenantId: string; key: CachedApiKey }
+  | { kind: 'agent'; tenantId: string; clusterId: string; tokenId: string };
+
+/** One answer for every authentication failure, so nothing can be learned from it. */
+const unauthorized = () => new ApiError('UNAUTHORIZED', 'Authentication required');
+
+export interface AuthenticatorDeps {
+  db: Knex;
+  system: Knex;
+  verifySession: SessionVerifier;
+  apiKeyCache: ApiKeyCache;
+  logger: Logger;
+}
+
+export class Authenticator {
+  constructor(private readonly deps: AuthenticatorDeps) {}
+
+  /** Verifies the bearer token for a route's access level. Every failure is the same 401. */
+  async identify(authorization: string | undefined, access: Exclude<Access, 'public'>): Promise<Identity> {
+    const token = /^Bearer ([^\s]+)$/.exec(authorization ?? '')?.[1];
+    if (!token) throw unauthorized();
+    // Agent tokens work on agent routes only, and only agent tokens work there.
+    if (access === 'agent') {
+      if (!looksLikeAgentToken(token)) throw unauthorized();
+      const row = await findActiveAgentToken(this.deps.system, sha256(token));
+      if (!row) throw unauthorized();
+      return { kind: 'agent', tenantId: row.tenant_id, clusterId: row.cluster_id, tokenId: row.id };
+    }
+    if (looksLikeAgentToken(token)) throw unauthorized();
+    if (looksLikeApiKey(token)) {
+      const key = await this.apiKey(token);
+      return { kind: 'api_key', tenantId: key.tenantId, key };
+    }
+    const claims = await this.deps.verifySession(token).catch(() => {
+      throw unauthorized();
+    });
+    return { kind: 'user', tenantId: claims.tenantId, claims };
+  }
+
+  private async apiKey(token: string): Promise<CachedApiKey> {
+    const digest = sha256(token);
+    let key = this.deps.apiKeyCache.get(digest);
+    if (!key) {
+      const candidates = await findActiveApiKeysByPrefix(this.deps.system, apiKeyLookupPrefix(token));
+      for (const candidate of candidates) {
+        if (await bcrypt.compare(token, candidate.token_hash)) {
+          key = {
+            keyId: candidate.id,
+            tenantId: candidate.tenant_id,
+            userId: candidate.user_id,
+            scopes: candidate.scopes,
+            expiresAt: candidate.expires_at,
+          };
+          this.deps.apiKeyCache.set(digest, key);
+          break;
+        }
+      }
+    }
+    // Expiry is checked on every use, cached or not.
+    if (!key || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw unauthorized();
+    this.recordUse(key);
+    return key;
+  }
+
+  /** last_used is written in the background: a request never waits for it. */
+  private recordUse(key: CachedApiKey): void {
+    withTenant(this.deps.db, key.tenantId, (trx) => touchApiKey(trx, key.keyId)).catch((err) =>
+      this.deps.logger.warn({ err, api_key_id: key.keyId }, 'could not record api key use'),
+    );
+  }
+
+  /** Resolves who the caller is inside its tenant's transaction (users are upserted here). */
+  async principal(trx: Knex.Transaction, identity: Identity): Promise<Principal> {
+    switch (identity.kind) {
+      case 'agent':
+        return { kind: 'agent', tenantId: identity.tenantId, clusterId: identity.clusterId, tokenId: identity.tokenId };
+      case 'api_key':
+        return {
+          kind: 'api_key',
+          tenantId: identity.tenantId,
+          apiKeyId: identity.key.keyId,
+          userId: identity.key.userId,
+          permissions: expandScopes(identity.key.scopes),
+        };
+      case 'user': {
+        const { claims } = identity;
+        // A token for a tenant that does not exist fails the user's foreign key: same 401.
+        const userId = await upsertSessionUser(trx, claims).catch(() => {
+          throw unauthorized();
+        });
+        const roles = await rolesOfUser(trx, userId, claims.groups);
+        const granted = roles.flatMap((role) =>
+          isBuiltInRole(role.key) ? BUILT_IN_ROLES[role.key].permissions : (role.permissions ?? []),
+        );
+        return {
+          kind: 'user',
+          tenantId: claims.tenantId,
+          userId,
+          email: claims.email,
+          name: claims.name,
+          groups: claims.groups,
+          roles: roles.map((role) => role.name),
+          permissions: expandScopes(granted),
+          expiresAt: claims.expiresAt,
+        };
+      }
+    }
+  }
+}
+
+/** 403 unless the principal holds what the route requires. */
+export function authorize(principal: Principal, access: Exclude<Access, 'public'>): void {
+  if (access === 'agent' || access === 'authenticated') return;
+  if (principal.kind === 'agent' || !principal.permissions.has(access)) {
+    throw new ApiError('FORBIDDEN', `This operation requires the ${access} permission`);
+  }
+}

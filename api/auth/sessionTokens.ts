@@ -1,0 +1,84 @@
+import { createRemoteJWKSet, exportJWK, generateKeyPair, importJWK, importSPKI, jwtVerify, SignJWT, type JWK, type KeyLike } from 'jose';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config';
+
+/** What a session token says about its bearer (OIDC-style claims). */
+export interface SessionClaims {
+  subject: string;
+  email: string;
+  name: string;
+  tenantId: string;
+  groups: string[];
+  expiresAt: Date;
+}
+
+export type SessionVerifier = (token: string) => Promise<SessionClaims>;
+
+const DEV_ALGORITHM = 'EdDSA';
+const devKeyPath = (config: Config) => path.join(config.dataDir, 'auth', 'dev-signing-key.json');
+
+/**
+ * The local development signing key: created on first use and shared by the API and the
+ * `shipyard token` CLI through the data folder. Used only when no JWKS URL or public key is set.
+ */
+async function devKeyPair(config: Config): Promise<{ privateKey: KeyLike; publicKey: KeyLike }> {
+  const file = devKeyPath(config);
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    const { privateKey } = await generateKeyPair(DEV_ALGORITHM, { crv: 'Ed25519', extractable: true });
+    jwk = await exportJWK(privateKey);
+    await mkdir(path.dirname(file), { recursive: true });
+    // wx: if another process created it meanwhile, keep theirs.
+    await writeFile(file, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    jwk = JSON.parse(await readFile(file, 'utf8'));
+  }
+  const { d: _secret, ...publicJwk } = jwk;
+  return {
+    privateKey: (await importJWK(jwk, DEV_ALGORITHM)) as KeyLike,
+    publicKey: (await importJWK(publicJwk, DEV_ALGORITHM)) as KeyLike,
+  };
+}
+
+export async function createSessionVerifier(config: Config): Promise<SessionVerifier> {
+  const { issuer, audience, jwksUrl, publicKeyPem, publicKeyAlg } = config.auth;
+  const key = jwksUrl
+    ? createRemoteJWKSet(new URL(jwksUrl))
+    : publicKeyPem
+      ? await importSPKI(publicKeyPem, publicKeyAlg)
+      : (await devKeyPair(config)).publicKey;
+  return async (token) => {
+    const { payload } = await jwtVerify(token, key as KeyLike, { issuer, audience });
+    const { sub, email, name, tenant_id: tenantId, groups, exp } = payload as Record<string, unknown>;
+    if (typeof sub !== 'string' || typeof email !== 'string' || typeof tenantId !== 'string' || typeof exp !== 'number') {
+      throw new Error('session token lacks sub, email, tenant_id or exp');
+    }
+    return {
+      subject: sub,
+      email,
+      name: typeof name === 'string' ? name : email,
+      tenantId,
+      groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
+      expiresAt: new Date(exp * 1000),
+    };
+  };
+}
+
+/** Signs a session token with the local dev key (the CLI's `token` command). */
+export async function signDevSessionToken(
+  config: Config,
+  claims: { subject: string; email: string; name: string; tenantId: string; groups: string[] },
+  ttlSeconds: number,
+): Promise<string> {
+  const { privateKey } = await devKeyPair(config);
+  return new SignJWT({ email: claims.email, name: claims.name, tenant_id: claims.tenantId, groups: claims.groups })
+    .setProtectedHeader({ alg: DEV_ALGORITHM })
+    .setSubject(claims.subject)
+    .setIssuer(config.auth.issuer)
+    .setAudience(config.auth.audience)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(privateKey);
+}

@@ -1,0 +1,96 @@
+import type { Knex } from 'knex';
+import type { SessionClaims } from './sessionTokens';
+
+// SQL for authentication. Token lookups happen before the tenant is known, so they read
+// through the system role (BYPASSRLS, read-only); everything else runs in the caller's tenant.
+
+export interface ApiKeyCandidate {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  token_hash: string;
+  scopes: string[];
+  expires_at: Date | null;
+}
+
+export function findActiveApiKeysByPrefix(system: Knex, prefix: string): Promise<ApiKeyCandidate[]> {
+  return system('api_keys')
+    .where({ prefix })
+    .whereNull('revoked_at')
+    .select('id', 'tenant_id', 'user_id', 'token_hash', 'scopes', 'expires_at');
+}
+
+export async function findActiveAgentToken(
+  system: Knex,
+  tokenSha256: string,
+): Promise<{ id: string; tenant_id: string; cluster_id: string } | undefined> {
+  return system('agent_tokens')
+    .where({ token_sha256: tokenSha256 })
+    .whereNull('revoked_at')
+    .first('id', 'tenant_id', 'cluster_id');
+}
+
+/** Records use at most once a minute per key, so busy keys do not turn reads into writes. */
+export function touchApiKey(trx: Knex, keyId: string): Promise<number> {
+  return trx('api_keys')
+    .where({ id: keyId })
+    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', trx.raw("now() - interval '1 minute'")))
+    .update({ last_used_at: trx.fn.now() });
+}
+
+/**
+ * Inserts the user on first sight; afterwards refreshes email, name and last_login, writing
+ * only when something changed or last_login is over a minute old.
+ */
+export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string> {
+  const { rows } = await trx.raw(
+    `with upserted as (
+       insert into users (tenant_id, subject, email, name, last_login)
+       values (?, ?, ?, ?, now())
+       on conflict (tenant_id, subject) do update
+         set email = excluded.email, name = excluded.name, last_login = now()
+         where users.email <> excluded.email or users.name <> excluded.name
+            or users.last_login is null or users.last_login < now() - interval '1 minute'
+       returning id)
+     select id from upserted
+     union all
+     select id from users where tenant_id = ? and subject = ?
+     limit 1`,
+    [claims.tenantId, claims.subject, claims.email, claims.name, claims.tenantId, claims.subject],
+  );
+  return rows[0].id;
+}
+
+export interface GrantedRole {
+  /** A built-in role's name or a role bundle's id. */
+  key: string;
+  /** Display name: the built-in name or the bundle's name. */
+  name: string;
+  /** The bundle's permissions; null for built-in roles (defined in code). */
+  permissions: string[] | null;
+}
+
+/**
+ * Every role a user holds, in one query: direct assignments, roles of teams the user belongs
+ * to (directly or through an identity-provider group mapped to the team), and roles mapped to
+ * the user's identity-provider groups.
+ */
+export async function rolesOfUser(trx: Knex, userId: string, groups: string[]): Promise<GrantedRole[]> {
+  const { rows } = await trx.raw(
+    `with keys as (
+       select role from user_roles where user_id = :userId
+       union
+       select tr.role from team_roles tr join team_members tm on tm.team_id = tr.team_id where tm.user_id = :userId
+       union
+       select tr.role from team_roles tr join team_group_mappings g on g.team_id = tr.team_id
+        where g.group_name = any(:groups)
+       union
+       select role from group_roles where group_name = any(:groups)
+     )
+     select k.role as key, coalesce(b.name, k.role) as name, b.permissions
+       from keys k left join role_bundles b on b.id::text = k.role
+      order by 2`,
+    { userId, groups },
+  );
+  return rows;
+}

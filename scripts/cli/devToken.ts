@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { isBuiltInRole } from '../../api/auth/permissions';
+import { signDevSessionToken } from '../../api/auth/sessionTokens';
+import type { Config } from '../../api/config';
+import { createPool } from '../../db/pool';
+import { withTenant } from '../../db/tenancy';
+
+export interface DevTokenRequest {
+  /** A tenant id (uuid) or slug; created when it does not exist. */
+  tenant: string;
+  email: string;
+  name?: string;
+  groups?: string[];
+  /** Role names (built-in or role bundle) to assign directly to the user. */
+  roles?: string[];
+  ttlSeconds?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Mints a session token the API accepts in its default dev configuration: ensures the tenant
+ * and the user exist, assigns the requested roles directly, and signs with the local dev key.
+ */
+export async function issueDevToken(config: Config, request: DevTokenRequest): Promise<{ token: string; tenantId: string; userId: string }> {
+  const app = createPool(config.database.appUrl, 1);
+  const system = createPool(config.database.systemUrl, 1);
+  try {
+    // Finding a tenant by slug is a cross-tenant read: the system role's job.
+    const existing = await system('tenants')
+      .where(UUID.test(request.tenant) ? { id: request.tenant } : { slug: request.tenant })
+      .first('id');
+    const tenantId: string = existing?.id ?? (UUID.test(request.tenant) ? request.tenant : randomUUID());
+    const slug = UUID.test(request.tenant) ? `tenant-${tenantId.slice(0, 8)}` : request.tenant;
+    const subject = `dev|${request.email}`;
+    const name = request.name ?? request.email.split('@')[0];
+    const userId = await withTenant(app, tenantId, async (trx) => {
+      await trx('tenants').insert({ id: tenantId, slug, name: slug }).onConflict('id').ignore();
+      const [user] = await trx('users')
+        .insert({ tenant_id: tenantId, subject, email: request.email, name })
+        .onConflict(['tenant_id', 'subject'])
+        .merge(['email', 'name'])
+        .returning('id');
+      for (const role of request.roles ?? []) {
+        const key = isBuiltInRole(role) ? role : (await trx('role_bundles').where({ name: role }).first('id'))?.id;
+        if (!key) throw new Error(`unknown role "${role}" (built-in: admin, editor, viewer, or a role bundle name)`);
+        await trx('user_roles').insert({ tenant_id: tenantId, user_id: user.id, role: key }).onConflict(['user_id', 'role']).ignore();
+      }
+      return user.id as string;
+    });
+    const token = await signDevSessionToken(
+      config,
+      { subject, email: request.email, name, tenantId, groups: request.groups ?? [] },
+      request.ttlSeconds ?? 3600,
+    );
+    return { token, tenantId, userId };
+  } finally {
+    await Promise.all([app.destroy(), system.destroy()]);
+  }
+}
