@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { SessionClaims } from './sessionTokens';
+import { newAgentToken, sha256 } from './tokens';
 
 // SQL for authentication. Token lookups happen before the tenant is known, so they read
 // through the system role (BYPASSRLS, read-only); everything else runs in the caller's tenant.
@@ -93,4 +94,20 @@ export async function rolesOfUser(trx: Knex, userId: string, groups: string[]): 
     { userId, groups },
   );
   return rows;
+}
+
+/** Revokes every active token of a cluster: that agent fails on its very next request. */
+export function revokeAgentTokens(trx: Knex, clusterId: string): Promise<number> {
+  return trx('agent_tokens').where({ cluster_id: clusterId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+}
+
+/**
+ * Issues a cluster's agent token, revoking any it had (so this is also rotation). Only the
+ * digest is stored; the token is returned once.
+ */
+export async function issueAgentToken(trx: Knex, tenantId: string, clusterId: string): Promise<string> {
+  await revokeAgentTokens(trx, clusterId);
+  const token = newAgentToken();
+  await trx('agent_tokens').insert({ tenant_id: tenantId, cluster_id: clusterId, token_sha256: sha256(token) });
+  return token;
 }

@@ -2,7 +2,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { jsonOf } from '../support/harness';
+import { jsonOf, startApi } from '../support/harness';
 
 // Black box: the real entry points as separate processes, as `npm start` runs them.
 const ROOT = path.join(__dirname, '..', '..');
@@ -62,6 +62,27 @@ describe('the API and worker processes', () => {
     });
     expect(Object.values(body.worker_pools).every((pool) => (pool as { status: string }).status === 'up')).toBe(true);
   }, 120_000);
+
+  test('an API key revoked through another process fails at once in this one, though it had cached it', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const key = await jsonOf(
+      await fetch(`${BASE}/api/v1/admin/api-keys`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ name: 'e2e', scopes: ['catalog:read'] }),
+      }),
+    );
+    const asKey = { authorization: `Bearer ${key.token}` };
+    expect((await fetch(`${BASE}/api/v1/me`, { headers: asKey })).status).toBe(200);
+    const other = await startApi();
+    try {
+      const revoked = await fetch(`${other.url}/api/v1/admin/api-keys/${key.id}`, { method: 'DELETE', headers: auth });
+      expect(revoked.status).toBe(204);
+    } finally {
+      await other.close();
+    }
+    expect((await fetch(`${BASE}/api/v1/me`, { headers: asKey })).status).toBe(401);
+  });
 
   test('stop cleanly on SIGTERM: exit code 0, and the port is released', async () => {
     expect(await stopCleanly(api)).toBe(0);
