@@ -61,7 +61,12 @@ export interface AuthenticatorDeps {
   logger: Logger;
 }
 
+/** How often a key's last_used is written at most (per process; the SQL also guards). */
+const LAST_USED_INTERVAL_MS = 60_000;
+
 export class Authenticator {
+  private readonly lastUseRecorded = new Map<string, number>();
+
   constructor(private readonly deps: AuthenticatorDeps) {}
 
   /** Verifies the bearer token for a route's access level. Every failure is the same 401. */
@@ -111,8 +116,11 @@ export class Authenticator {
     return key;
   }
 
-  /** last_used is written in the background: a request never waits for it. */
+  /** last_used is written in the background, at most once a minute: a request never waits for it. */
   private recordUse(key: CachedApiKey): void {
+    const now = Date.now();
+    if (now - (this.lastUseRecorded.get(key.keyId) ?? 0) < LAST_USED_INTERVAL_MS) return;
+    this.lastUseRecorded.set(key.keyId, now);
     withTenant(this.deps.db, key.tenantId, (trx) => touchApiKey(trx, key.keyId)).catch((err) =>
       this.deps.logger.warn({ err, api_key_id: key.keyId }, 'could not record api key use'),
     );

@@ -39,27 +39,30 @@ export function touchApiKey(trx: Knex, keyId: string): Promise<number> {
     .update({ last_used_at: trx.fn.now() });
 }
 
+const LAST_LOGIN_RESOLUTION_MS = 60_000;
+
 /**
- * Inserts the user on first sight; afterwards refreshes email, name and last_login, writing
- * only when something changed or last_login is over a minute old.
+ * Inserts the user on first sight; afterwards refreshes email, name and last_login. Reads
+ * first and writes only when something changed or last_login is over a minute old: an upsert
+ * locks the row even when it changes nothing, which would queue a user's concurrent requests.
  */
 export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string> {
-  const { rows } = await trx.raw(
-    `with upserted as (
-       insert into users (tenant_id, subject, email, name, last_login)
-       values (?, ?, ?, ?, now())
-       on conflict (tenant_id, subject) do update
-         set email = excluded.email, name = excluded.name, last_login = now()
-         where users.email <> excluded.email or users.name <> excluded.name
-            or users.last_login is null or users.last_login < now() - interval '1 minute'
-       returning id)
-     select id from upserted
-     union all
-     select id from users where tenant_id = ? and subject = ?
-     limit 1`,
-    [claims.tenantId, claims.subject, claims.email, claims.name, claims.tenantId, claims.subject],
-  );
-  return rows[0].id;
+  const existing = await trx('users')
+    .where({ tenant_id: claims.tenantId, subject: claims.subject })
+    .first('id', 'email', 'name', 'last_login');
+  const fresh =
+    existing &&
+    existing.email === claims.email &&
+    existing.name === claims.name &&
+    existing.last_login &&
+    Date.now() - new Date(existing.last_login).getTime() < LAST_LOGIN_RESOLUTION_MS;
+  if (fresh) return existing.id;
+  const [row] = await trx('users')
+    .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, last_login: trx.fn.now() })
+    .onConflict(['tenant_id', 'subject'])
+    .merge(['email', 'name', 'last_login'])
+    .returning('id');
+  return row.id;
 }
 
 export interface GrantedRole {

@@ -1,0 +1,84 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { buildApp } from '../../api/app';
+import { loadConfig } from '../../api/config';
+import { closeDeps, createDeps } from '../../api/deps';
+import { defineRoute } from '../../api/http/route';
+import { apiRoutes } from '../../api/routes';
+import { issueDevToken } from '../cli/devToken';
+
+// `npm run bench:auth`: what authentication adds to a request. Three identical no-op routes
+// differ only in access level; each is hit REQUESTS times by CONCURRENCY clients, and the
+// script prints latency figures and the overhead over the unauthenticated route.
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+const noop = (path: string, access: 'public' | 'authenticated') =>
+  defineRoute({ method: 'GET', path, tag: 'Bench', access, summary: path, responses: { 200: { description: 'ok' } }, handler: () => ({ ok: true }) });
+
+async function measure(url: string, headers: Record<string, string>): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  const client = async () => {
+    while (next++ < REQUESTS) {
+      const started = performance.now();
+      const res = await fetch(url, { headers });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+      latencies.push(performance.now() - started);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, client));
+  const seconds = (performance.now() - started) / 1000;
+  return Object.assign(latencies.sort((a, b) => a - b), { rps: REQUESTS / seconds });
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const deps = await createDeps(config, pino({ level: 'silent' }));
+  const routes = [noop('/bench/public', 'public'), noop('/bench/authenticated', 'authenticated'), ...apiRoutes];
+  const server = createServer(buildApp(deps, routes).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  try {
+    const { token } = await issueDevToken(config, { tenant: 'bench', email: 'bench@bench.test', roles: ['admin'] });
+    const created = await fetch(`${base}/admin/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench-${Date.now()}`, scopes: ['catalog:read'] }),
+    });
+    const apiKey = (await created.json()) as { id: string; token: string };
+
+    const cases: [string, string, Record<string, string>][] = [
+      ['unauthenticated', '/bench/public', {}],
+      ['API key (cached)', '/bench/authenticated', { authorization: `Bearer ${apiKey.token}` }],
+      ['session token (JWT)', '/bench/authenticated', { authorization: `Bearer ${token}` }],
+    ];
+    console.log(`auth overhead: ${REQUESTS} requests per case, ${CONCURRENCY} concurrent clients, keep-alive, one process`);
+    console.log('case                    median_ms  p95_ms  p99_ms    req/s');
+    const medians: number[] = [];
+    for (const [name, path, headers] of cases) {
+      await measure(`${base}${path}`, headers); // warm-up (JIT, pools, the key cache)
+      const result = (await measure(`${base}${path}`, headers)) as number[] & { rps: number };
+      medians.push(pct(result, 50));
+      console.log(
+        `${name.padEnd(22)} ${pct(result, 50).toFixed(2).padStart(10)} ${pct(result, 95).toFixed(2).padStart(7)} ${pct(result, 99).toFixed(2).padStart(7)} ${result.rps.toFixed(0).padStart(8)}`,
+      );
+    }
+    console.log(`overhead over unauthenticated (median): API key +${(medians[1] - medians[0]).toFixed(2)} ms, session token +${(medians[2] - medians[0]).toFixed(2)} ms`);
+    await fetch(`${base}/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  } finally {
+    server.close();
+    await closeDeps(deps);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
