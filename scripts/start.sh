@@ -22,9 +22,10 @@ stop() {
 }
 trap 'stop; exit 0' INT TERM
 
-node_modules/.bin/tsx api/server.ts > >(pretty) 2>&1 &
+# The log pipes ignore Ctrl-C: they end when their process does, after its last (shutdown) lines.
+node_modules/.bin/tsx api/server.ts > >(trap '' INT; pretty) 2>&1 &
 pids+=($!)
-node_modules/.bin/tsx workers/main.ts > >(pretty) 2>&1 &
+node_modules/.bin/tsx workers/main.ts > >(trap '' INT; pretty) 2>&1 &
 pids+=($!)
 say "API on http://localhost:${PORT:-8080}/api/v1 (reference: /api/v1/reference), Temporal UI on http://localhost:${SHIPYARD_TEMPORAL_UI_PORT:-8233}"
 
