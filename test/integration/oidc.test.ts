@@ -1,0 +1,60 @@
+import { generateKeyPair, SignJWT } from 'jose';
+import { bearer, jsonOf, sessionToken, startApi, testConfig, testDeps, type TestApi } from '../support/harness';
+import { startFakeIdp, type FakeIdp } from '../support/fakeIdp';
+
+// Session tokens from an external identity provider, verified against its JWKS over HTTP or
+// against a configured PEM key, instead of the local dev key.
+let idp: FakeIdp;
+let tenantId: string;
+beforeAll(async () => {
+  idp = await startFakeIdp('shipyard');
+  ({ tenantId } = await sessionToken({ tenant: `oidc-${Date.now()}`, email: 'seed@oidc.test' }));
+});
+afterAll(() => idp.close());
+
+async function apiWith(auth: Partial<ReturnType<typeof testConfig>['auth']>): Promise<TestApi> {
+  const config = testConfig();
+  return startApi({ deps: await testDeps({ ...config, auth: { ...config.auth, issuer: idp.issuer, ...auth } }) });
+}
+
+const claims = () => ({ sub: 'idp|42', email: 'grace@oidc.test', name: 'Grace', tenant_id: tenantId, groups: ['platform'] });
+
+test.each([
+  ['a JWKS URL', () => ({ jwksUrl: idp.jwksUrl })],
+  ['a PEM public key', () => ({ publicKeyPem: idp.publicKeyPem, publicKeyAlg: 'RS256' })],
+])('with %s, the provider’s tokens authenticate and claims become the user', async (_, auth) => {
+  const api = await apiWith(auth());
+  try {
+    const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(await idp.sign(claims())) });
+    expect(res.status).toBe(200);
+    expect(await jsonOf(res)).toEqual(
+      expect.objectContaining({ email: 'grace@oidc.test', name: 'Grace', tenant_id: tenantId, groups: ['platform'] }),
+    );
+  } finally {
+    await api.close();
+  }
+});
+
+test('tokens signed by another key, for another audience, expired, or from the dev key are refused', async () => {
+  const api = await apiWith({ jwksUrl: idp.jwksUrl });
+  try {
+    const { privateKey: stranger } = await generateKeyPair('RS256');
+    const forged = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      .setIssuer(idp.issuer)
+      .setAudience('shipyard')
+      .setExpirationTime('5m')
+      .sign(stranger);
+    const devToken = (await sessionToken({ tenant: `oidc-dev-${Date.now()}`, email: 'dev@oidc.test' })).token;
+    for (const token of [
+      forged,
+      await idp.sign(claims(), { audience: 'someone-else' }),
+      await idp.sign(claims(), { expiresInSeconds: -30 }),
+      devToken,
+    ]) {
+      expect((await fetch(`${api.url}/api/v1/me`, { headers: bearer(token) })).status).toBe(401);
+    }
+  } finally {
+    await api.close();
+  }
+});
