@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { WorkerPool } from '../workflows/taskQueues';
+import { createForgeActivities } from './forge';
 import { createProbeActivities } from './probe';
 
 /** What an activity may use: created once per worker process. */
@@ -7,7 +8,13 @@ export interface ActivityDeps {
   db: Knex;
 }
 
-/** The activities each pool registers. Every pool answers the probe; domain work comes per pool. */
-export function activitiesFor(_pool: WorkerPool, deps: ActivityDeps): Record<string, (...args: never[]) => unknown> {
-  return { ...createProbeActivities(deps.db) };
+const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
+  forge: (deps) => createForgeActivities(deps),
+  search: () => ({}),
+  platform: () => ({}),
+};
+
+/** The activities each pool registers: every pool answers the probe, plus its own domain's. */
+export function activitiesFor(pool: WorkerPool, deps: ActivityDeps): object {
+  return { ...createProbeActivities(deps.db), ...POOL_ACTIVITIES[pool](deps) };
 }

@@ -1,3 +1,4 @@
 // Every workflow, bundled once per worker process. Deterministic code only: no I/O here,
 // activities do it.
 export { workerProbe } from './probe';
+export { forgeRun } from './forgeRun';

@@ -54,6 +54,8 @@ export interface RouteDefinition {
   params: Schema;
   query: Schema;
   body?: Schema;
+  /** The body may be left out; the handler then gets `{}`. */
+  optionalBody?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<unknown, unknown, unknown, Access>) => unknown;
 }
@@ -72,6 +74,7 @@ export function defineRoute<
   params?: P;
   query?: Q;
   body?: B;
+  optionalBody?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (
     input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>,

@@ -19,7 +19,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
   for (const route of routes) {
     const params = compileParams(route.params);
     const query = compileQuery(route.query);
-    const body = compileBody(route.body);
+    const body = compileBody(route.body, route.optionalBody);
     const status = successStatus(route);
     router.register(toKoaPath(route.path), [route.method], async (ctx) => {
       const { access } = route;

@@ -33,8 +33,8 @@ function compile(ajv: Ajv, where: 'params' | 'query' | 'body', schema: Schema): 
 export const compileParams = (schema: Schema) => compile(stringInputAjv, 'params', schema);
 export const compileQuery = (schema: Schema) => compile(stringInputAjv, 'query', schema);
 
-/** A route with a body schema requires a body; one without rejects any body. */
-export function compileBody(schema: Schema | undefined): Validator {
+/** A route with a body schema requires a body (unless optional: then `{}`); one without rejects any body. */
+export function compileBody(schema: Schema | undefined, optional = false): Validator {
   if (!schema) {
     return (value) => {
       if (value !== undefined) throw invalid('This endpoint takes no request body');
@@ -43,7 +43,10 @@ export function compileBody(schema: Schema | undefined): Validator {
   }
   const validate = compile(bodyAjv, 'body', schema);
   return (value) => {
-    if (value === undefined) throw invalid('A JSON request body is required');
+    if (value === undefined) {
+      if (optional) return validate({});
+      throw invalid('A JSON request body is required');
+    }
     return validate(value);
   };
 }

@@ -53,7 +53,7 @@ function operation(route: RouteDefinition) {
       'x-required-access': route.access,
       description: `Requires: ${route.access === 'authenticated' ? 'any authenticated caller' : route.access === 'agent' ? 'an agent token' : `the \`${route.access}\` permission`}.`,
     }),
-    ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }),
+    ...(route.body && { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } } }),
     responses: {
       ...responses,
       default: {

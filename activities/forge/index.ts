@@ -1,0 +1,89 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
+import { withTenant } from '../../db/tenancy';
+import type { RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
+import { httpAction } from './apiCall';
+import { runScript } from './script';
+
+interface RunRef {
+  tenantId: string;
+  runId: string;
+}
+
+const HEARTBEAT_MS = 1_000;
+
+/** Splits output into log lines (the last, unterminated line included). */
+const lines = (text: string) => text.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
+
+export function createForgeActivities({ db }: { db: Knex }) {
+  const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
+
+  return {
+    async markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<void> {
+      const found = await inTenant(input, (trx) => markRun(trx, input.runId, input.status, input.error));
+      // Retried by the workflow's policy until the API's transaction has committed the run.
+      if (!found) throw ApplicationFailure.retryable(`run ${input.runId} is not visible yet`, 'RunNotVisible');
+    },
+    async markStep(input: RunRef & { position: number; status: StepStatus; error?: string; output?: unknown }): Promise<void> {
+      await inTenant(input, (trx) => markStep(trx, input.runId, input.position, input.status, input));
+    },
+    async markOpenSteps(input: RunRef & { fromPosition: number; status: StepStatus }): Promise<void> {
+      await inTenant(input, (trx) => markOpenSteps(trx, input.runId, input.fromPosition, input.status));
+    },
+    async appendLog(input: RunRef & { position?: number; level?: 'info' | 'warn' | 'error'; message: string }): Promise<void> {
+      await inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, [input]));
+    },
+
+    /** Executes one action. Heartbeats let a cancel reach it; its output goes to the run log. */
+    async runAction(input: RunRef & { step: RunStepSpec; parameters: Record<string, unknown> }): Promise<unknown> {
+      const context = Context.current();
+      const { step, parameters } = input;
+      const config = step.config;
+      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+      const log = (message: string, level: 'info' | 'warn' | 'error' = 'info') =>
+        inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, lines(message).map((m) => ({ position: step.position, level, message: m }))));
+      try {
+        await log(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
+        switch (step.type) {
+          case 'api-call': {
+            const result = await httpAction(
+              {
+                method: String(config.method ?? 'GET'),
+                url: String(config.url),
+                headers: config.headers as Record<string, string> | undefined,
+                body: config.body,
+                timeoutSeconds: Number(config.timeout_seconds ?? 30),
+              },
+              parameters,
+              context.cancellationSignal,
+            );
+            await log(`${step.name}: HTTP ${result.status}`);
+            return result;
+          }
+          case 'script': {
+            const result = await runScript(
+              { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds ?? 60), maxOutputBytes: Number(config.max_output_bytes ?? 65_536) },
+              parameters,
+              context.cancellationSignal,
+            );
+            if (result.output) await log(result.output);
+            if (result.truncated) await log(`${step.name}: output truncated`, 'warn');
+            return { exit_code: result.exit_code, truncated: result.truncated };
+          }
+          default:
+            throw ApplicationFailure.nonRetryable(`action type ${step.type} cannot run in this version`, 'UnsupportedAction');
+        }
+      } catch (err) {
+        const details = err instanceof ApplicationFailure ? (err.details?.[0] as { output?: string } | undefined) : undefined;
+        if (details?.output) await log(details.output);
+        await log(`${step.name}: ${(err as Error).message}`, 'error');
+        throw err;
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+  };
+}
+
+export type ForgeActivities = ReturnType<typeof createForgeActivities>;

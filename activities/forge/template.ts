@@ -1,0 +1,27 @@
+// `${{ parameters.name }}` templating of action configs. Pure.
+
+const EXPRESSION = /\$\{\{\s*parameters\.([A-Za-z0-9_.-]+)\s*\}\}/g;
+const WHOLE = /^\$\{\{\s*parameters\.([A-Za-z0-9_.-]+)\s*\}\}$/;
+
+/**
+ * Replaces parameter references in every string of `value`. A string that is exactly one
+ * reference becomes the parameter's value with its type (a number stays a number in a JSON
+ * body); inside longer text, values are written out (lists and objects as JSON). An unknown
+ * parameter becomes an empty string.
+ */
+export function renderTemplate(value: unknown, parameters: Record<string, unknown>): unknown {
+  if (typeof value === 'string') {
+    const whole = WHOLE.exec(value);
+    if (whole) return parameters[whole[1]] ?? '';
+    return value.replace(EXPRESSION, (_, name: string) => {
+      const v = parameters[name];
+      if (v === undefined || v === null) return '';
+      return typeof v === 'object' ? JSON.stringify(v) : String(v);
+    });
+  }
+  if (Array.isArray(value)) return value.map((item) => renderTemplate(item, parameters));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderTemplate(v, parameters)]));
+  }
+  return value;
+}

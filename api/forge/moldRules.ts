@@ -1,0 +1,79 @@
+import type { ErrorDetail } from '../http/errors';
+import type { MoldAction, MoldParameter } from './schemas';
+
+// The rules of a mold that one JSON Schema cannot say, and the check of a run's parameter
+// values against a mold's definitions. Pure functions: each returns per-field problems.
+
+const isSelect = (p: MoldParameter) => p.type === 'select' || p.type === 'multi-select';
+
+function duplicates(names: string[]): string[] {
+  return names.filter((name, index) => names.indexOf(name) !== index);
+}
+
+/** Does `value` fit parameter `p`? Returns why not, or null. */
+function valueProblem(p: MoldParameter, value: unknown): string | null {
+  switch (p.type) {
+    case 'string':
+      return typeof value === 'string' ? null : 'must be a string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'must be a boolean';
+    case 'select':
+      return typeof value === 'string' && (p.options ?? []).includes(value)
+        ? null
+        : `must be one of: ${(p.options ?? []).join(', ')}`;
+    case 'multi-select':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string' && (p.options ?? []).includes(v))
+        ? null
+        : `must be a list drawn from: ${(p.options ?? []).join(', ')}`;
+  }
+}
+
+export function moldProblems(mold: { parameters?: readonly MoldParameter[]; actions?: readonly MoldAction[] }): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const parameters = mold.parameters ?? [];
+  for (const name of duplicates(parameters.map((p) => p.name))) {
+    problems.push({ field: 'body.parameters', message: `parameter "${name}" is defined more than once` });
+  }
+  parameters.forEach((p, i) => {
+    const field = `body.parameters.${i}`;
+    if (isSelect(p) && !p.options?.length) problems.push({ field: `${field}.options`, message: `a ${p.type} parameter needs options` });
+    if (!isSelect(p) && p.options) problems.push({ field: `${field}.options`, message: `only select and multi-select parameters take options` });
+    if (p.default !== undefined) {
+      const problem = valueProblem(p, p.default);
+      if (problem) problems.push({ field: `${field}.default`, message: `default ${problem}` });
+    }
+  });
+  for (const name of duplicates((mold.actions ?? []).map((a) => a.name))) {
+    problems.push({ field: 'body.actions', message: `action "${name}" is defined more than once` });
+  }
+  return problems;
+}
+
+/**
+ * Checks a run's parameter values against the mold: unknown names, missing required values,
+ * wrong types and options. Returns the values with declared defaults filled in.
+ */
+export function checkRunParameters(
+  definitions: readonly MoldParameter[],
+  values: Record<string, unknown>,
+): { values: Record<string, unknown>; problems: ErrorDetail[] } {
+  const problems: ErrorDetail[] = [];
+  const known = new Set(definitions.map((p) => p.name));
+  for (const name of Object.keys(values)) {
+    if (!known.has(name)) problems.push({ field: `parameters.${name}`, message: 'is not a parameter of this mold' });
+  }
+  const resolved: Record<string, unknown> = {};
+  for (const p of definitions) {
+    const value = values[p.name] ?? p.default;
+    if (value === undefined || value === null) {
+      if (p.required) problems.push({ field: `parameters.${p.name}`, message: 'is required' });
+      continue;
+    }
+    const problem = valueProblem(p, value);
+    if (problem) problems.push({ field: `parameters.${p.name}`, message: problem });
+    else resolved[p.name] = value;
+  }
+  return { values: resolved, problems };
+}

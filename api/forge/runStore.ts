@@ -1,0 +1,147 @@
+import type { Knex } from 'knex';
+import type { OffsetWindow } from '../http/pagination';
+import type { RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
+
+// SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
+
+const TERMINAL = ['completed', 'failed', 'cancelled', 'skipped'];
+
+interface RunRow {
+  id: string;
+  mold_slug: string;
+  mold_version: number;
+  parameters: Record<string, unknown>;
+  status: RunStatus;
+  error: string | null;
+  started_by: string;
+  workflow_id: string;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+function toRun(row: RunRow) {
+  return {
+    id: row.id,
+    mold_slug: row.mold_slug,
+    mold_version: row.mold_version,
+    parameters: row.parameters,
+    status: row.status,
+    error: row.error,
+    started_by: row.started_by,
+    workflow_id: row.workflow_id,
+    created_at: iso(row.created_at),
+    started_at: iso(row.started_at),
+    finished_at: iso(row.finished_at),
+  };
+}
+
+const RUN_COLUMNS = ['id', 'mold_slug', 'mold_version', 'parameters', 'status', 'error', 'started_by', 'workflow_id', 'created_at', 'started_at', 'finished_at'];
+
+export async function insertRun(
+  trx: Knex,
+  run: { id: string; tenantId: string; moldId: string; moldSlug: string; moldVersion: number; moldSnapshot: unknown; parameters: Record<string, unknown>; startedBy: string; workflowId: string; steps: RunStepSpec[] },
+) {
+  const [row] = await trx('runs')
+    .insert({
+      id: run.id,
+      tenant_id: run.tenantId,
+      mold_id: run.moldId,
+      mold_slug: run.moldSlug,
+      mold_version: run.moldVersion,
+      mold_snapshot: JSON.stringify(run.moldSnapshot),
+      parameters: JSON.stringify(run.parameters),
+      started_by: run.startedBy,
+      workflow_id: run.workflowId,
+    })
+    .returning<RunRow[]>(RUN_COLUMNS);
+  if (run.steps.length) {
+    await trx('run_steps').insert(
+      run.steps.map((step) => ({ tenant_id: run.tenantId, run_id: run.id, position: step.position, name: step.name, type: step.type })),
+    );
+  }
+  return toRun(row);
+}
+
+export async function findRun(trx: Knex, id: string) {
+  const row = await trx('runs').where({ id }).first<RunRow>(RUN_COLUMNS);
+  if (!row) return undefined;
+  const [steps, decisions] = await Promise.all([
+    trx('run_steps').where({ run_id: id }).orderBy('position').select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
+    trx('run_decisions').where({ run_id: id }).orderBy('created_at').select('decision', 'actor', 'comment', 'created_at'),
+  ]);
+  return {
+    ...toRun(row),
+    steps: steps.map((s) => ({ ...s, started_at: iso(s.started_at), finished_at: iso(s.finished_at) })),
+    decisions: decisions.map((d) => ({ ...d, created_at: iso(d.created_at) })),
+  };
+}
+
+export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: string }, window: OffsetWindow) {
+  const query = trx('runs').modify((q) => {
+    if (filter.moldSlug) q.where({ mold_slug: filter.moldSlug });
+    if (filter.status) q.where({ status: filter.status });
+  });
+  const [rows, [{ total }]] = await Promise.all([
+    query.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(window.limit).offset(window.offset).select<RunRow[]>(RUN_COLUMNS),
+    query.clone().count<{ total: string }[]>('* as total'),
+  ]);
+  return { runs: rows.map(toRun), total: Number(total) };
+}
+
+/**
+ * Terminal runs never change again, so a late or repeated write cannot undo an outcome.
+ * Returns false when the run is not (yet) visible: the API starts the workflow before its
+ * transaction commits the run.
+ */
+export async function markRun(trx: Knex, runId: string, status: RunStatus, error?: string): Promise<boolean> {
+  const updated = await trx('runs')
+    .where({ id: runId })
+    .whereNotIn('status', TERMINAL)
+    .update({
+      status,
+      error: error ?? null,
+      started_at: trx.raw('coalesce(started_at, now())'),
+      finished_at: TERMINAL.includes(status) ? trx.fn.now() : null,
+    });
+  return updated > 0 || (await trx('runs').where({ id: runId }).first('id')) !== undefined;
+}
+
+export async function markStep(trx: Knex, runId: string, position: number, status: StepStatus, extra: { error?: string; output?: unknown } = {}): Promise<void> {
+  await trx('run_steps')
+    .where({ run_id: runId, position })
+    .update({
+      status,
+      error: extra.error ?? null,
+      ...(extra.output !== undefined && { output: JSON.stringify(extra.output) }),
+      ...(status === 'running' && { started_at: trx.fn.now() }),
+      ...(TERMINAL.includes(status) && { finished_at: trx.fn.now() }),
+    });
+}
+
+/** Closes every unfinished step from `fromPosition` on (skipped after a failure, cancelled). */
+export async function markOpenSteps(trx: Knex, runId: string, fromPosition: number, status: StepStatus): Promise<void> {
+  await trx('run_steps')
+    .where({ run_id: runId })
+    .andWhere('position', '>=', fromPosition)
+    .whereNotIn('status', TERMINAL)
+    .update({ status, finished_at: trx.fn.now() });
+}
+
+export async function appendLogs(trx: Knex, tenantId: string, runId: string, lines: { position?: number; level?: string; message: string }[]): Promise<void> {
+  if (!lines.length) return;
+  await trx('run_logs').insert(
+    lines.map((line) => ({ tenant_id: tenantId, run_id: runId, step_position: line.position ?? null, level: line.level ?? 'info', message: line.message })),
+  );
+}
+
+export async function listLogs(trx: Knex, runId: string, afterId = 0) {
+  const rows = await trx('run_logs').where({ run_id: runId }).andWhere('id', '>', afterId).orderBy('id').select('id', 'step_position', 'level', 'message', 'created_at');
+  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: iso(r.created_at) }));
+}
+
+export async function insertDecision(trx: Knex, tenantId: string, runId: string, decision: 'approve' | 'reject' | 'cancel', actor: string, comment?: string): Promise<void> {
+  await trx('run_decisions').insert({ tenant_id: tenantId, run_id: runId, decision, actor, comment: comment ?? null });
+}
