@@ -9,7 +9,8 @@ import { forgeWorkflowId, type RunStatus, type RunStepSpec } from '../../workflo
 import type { forgeRun } from '../../workflows/forgeRun';
 import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
-import { findRun, insertDecision, insertRun, listLogs, listRuns } from './runStore';
+import { streamRunLogs } from './logStream';
+import { findRun, insertDecision, insertRun, listLogs, listRuns, runStats, runStatus } from './runStore';
 import { RUN_STATUSES } from './schemas';
 
 const runIdParams = {
@@ -117,13 +118,28 @@ export const runRoutes = [
     path: '/forge/runs/{runId}/logs',
     tag: 'Forge',
     access: 'forge:read',
-    summary: "The run's log lines, in order",
+    summary: "The run's log lines in order; with follow=true, a server-sent event stream until the run ends",
     params: runIdParams,
-    responses: { 200: { description: '`{lines}`' } },
-    handler: async ({ db, params }) => {
-      if (!(await db('runs').where({ id: params.runId }).first('id'))) throw notFound('Run');
-      return { lines: await listLogs(db, params.runId) };
+    query: { type: 'object', properties: { follow: { type: 'boolean', default: false } }, additionalProperties: false },
+    responses: { 200: { description: '`{lines}`, or text/event-stream with follow=true' } },
+    handler: async ({ db, auth, params, query, deps, ctx }) => {
+      if (!(await runStatus(db, params.runId))) throw notFound('Run');
+      if (!query.follow) return { lines: await listLogs(db, params.runId) };
+      ctx.type = 'text/event-stream';
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.req.socket.setTimeout(0);
+      const closed = new Promise<void>((resolve) => ctx.req.once('close', () => resolve()));
+      return streamRunLogs(deps.db, auth.tenantId, params.runId, closed);
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/forge/stats',
+    tag: 'Forge',
+    access: 'forge:read',
+    summary: 'Runs by status, success rate, and per mold: outcomes and mean duration',
+    responses: { 200: { description: 'Forge statistics' } },
+    handler: ({ db }) => runStats(db),
   }),
   ...(Object.keys(DECISIONS) as (keyof typeof DECISIONS)[]).map((decision) =>
     defineRoute({

@@ -145,3 +145,44 @@ export async function listLogs(trx: Knex, runId: string, afterId = 0) {
 export async function insertDecision(trx: Knex, tenantId: string, runId: string, decision: 'approve' | 'reject' | 'cancel', actor: string, comment?: string): Promise<void> {
   await trx('run_decisions').insert({ tenant_id: tenantId, run_id: runId, decision, actor, comment: comment ?? null });
 }
+
+/** Counts by status, and per mold: runs, outcomes, success rate and mean duration. */
+export async function runStats(trx: Knex) {
+  const [byStatus, byMold] = await Promise.all([
+    trx('runs').groupBy('status').select('status').count<{ status: string; count: string }[]>('* as count'),
+    trx('runs')
+      .groupBy('mold_slug')
+      .orderBy('mold_slug')
+      .select(
+        'mold_slug',
+        trx.raw('count(*)::int as runs'),
+        trx.raw("count(*) filter (where status = 'completed')::int as completed"),
+        trx.raw("count(*) filter (where status = 'failed')::int as failed"),
+        trx.raw('avg(extract(epoch from finished_at - started_at)) filter (where finished_at is not null and started_at is not null) as mean_duration_seconds'),
+      ),
+  ]);
+  const counts = Object.fromEntries(byStatus.map((row) => [row.status, Number(row.count)]));
+  const successRate = (completed: number, failed: number) => (completed + failed ? completed / (completed + failed) : null);
+  const completed = counts.completed ?? 0;
+  const failed = counts.failed ?? 0;
+  return {
+    total_runs: Object.values(counts).reduce((sum, n) => sum + n, 0),
+    by_status: Object.fromEntries(['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'].map((s) => [s, counts[s] ?? 0])),
+    success_rate: successRate(completed, failed),
+    by_mold: byMold.map((row) => ({
+      mold_slug: row.mold_slug,
+      runs: row.runs,
+      completed: row.completed,
+      failed: row.failed,
+      success_rate: successRate(row.completed, row.failed),
+      mean_duration_seconds: row.mean_duration_seconds === null ? null : Number(Number(row.mean_duration_seconds).toFixed(3)),
+    })),
+  };
+}
+
+const FINISHED: RunStatus[] = ['completed', 'failed', 'cancelled'];
+export const isFinished = (status: RunStatus) => FINISHED.includes(status);
+
+export async function runStatus(trx: Knex, runId: string): Promise<RunStatus | undefined> {
+  return (await trx('runs').where({ id: runId }).first('status'))?.status;
+}

@@ -298,3 +298,44 @@ describe('runs', () => {
     await call(writer, 'POST', `/forge/runs/${started.id}/cancel`);
   }, 60_000);
 });
+
+describe('logs and stats', () => {
+  test('follow=true streams the log as server-sent events, new lines included, and ends with the run', async () => {
+    const mold = await createMold({ actions: [{ name: 'slow', type: 'script', config: { script: 'echo one; sleep 1; echo two' } }] });
+    const started = await startRun(mold.slug);
+    const res = await fetch(`${api.url}/api/v1/forge/runs/${started.id}/logs?follow=true`, { headers: bearer(writer) });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = await res.text(); // the server closes the stream when the run ends
+    const events = text.trim().split('\n\n').map((block) => ({
+      event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message',
+      data: JSON.parse(/^data: (.*)$/m.exec(block)![1]),
+    }));
+    const messages = events.filter((e) => e.event === 'message').map((e) => e.data.message);
+    expect(messages).toEqual(expect.arrayContaining(['one', 'two']));
+    expect(messages.indexOf('one')).toBeLessThan(messages.indexOf('two'));
+    expect(events.at(-1)).toEqual({ event: 'end', data: { status: 'completed' } });
+  }, 60_000);
+
+  test('stats count runs by status and give success rate and mean duration per mold', async () => {
+    const tenant = (await sessionToken({ tenant: `forge-stats-${run}`, email: 'dev@stats.test', roles: ['admin'] })).token;
+    const post = (path: string, body: unknown) => call(tenant, 'POST', path, body);
+    await post('/forge/molds', { slug: 'ok', name: 'ok', actions: [{ name: 'a', type: 'script', config: { script: 'true' } }] });
+    await post('/forge/molds', { slug: 'bad', name: 'bad', actions: [{ name: 'a', type: 'script', config: { script: 'exit 3' } }] });
+    const ids = [];
+    for (const moldSlug of ['ok', 'ok', 'bad']) ids.push((await post('/forge/runs', { mold_slug: moldSlug, parameters: {} })).body.id);
+    for (const id of ids) {
+      for (let i = 0; i < 100; i++) {
+        const { body } = await call(tenant, 'GET', `/forge/runs/${id}`);
+        if (['completed', 'failed'].includes(body.status)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    const stats = (await call(tenant, 'GET', '/forge/stats')).body;
+    expect(stats.total_runs).toBe(3);
+    expect(stats.by_status).toEqual(expect.objectContaining({ completed: 2, failed: 1, running: 0 }));
+    expect(stats.success_rate).toBeCloseTo(2 / 3);
+    const ok = stats.by_mold.find((m: { mold_slug: string }) => m.mold_slug === 'ok');
+    expect(ok).toEqual(expect.objectContaining({ runs: 2, completed: 2, failed: 0, success_rate: 1 }));
+    expect(ok.mean_duration_seconds).toBeGreaterThan(0);
+  }, 60_000);
+});
