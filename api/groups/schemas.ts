@@ -1,0 +1,33 @@
+import { roleRef } from '../roles/schemas';
+
+const groupName = { type: 'string', minLength: 1, maxLength: 255 } as const;
+
+export const groupSchema = {
+  type: 'object',
+  required: ['name', 'provider', 'member_count', 'roles'],
+  properties: {
+    name: { type: 'string' },
+    provider: { type: 'string', enum: ['idp-a', 'idp-b', 'idp-c', 'idp-d'] },
+    member_count: {
+      type: 'integer',
+      description: 'Always 0: membership lives in the identity provider and reaches the service only in tokens',
+    },
+    roles: { type: 'array', items: { type: 'string' }, description: 'Names of the roles mapped to the group' },
+    teams: { type: 'array', items: { type: 'string' }, description: 'Slugs of the teams the group is mapped to' },
+  },
+} as const;
+
+export const groupParams = { type: 'object', required: ['groupName'], properties: { groupName: groupName } } as const;
+
+export const groupRoleParams = {
+  type: 'object',
+  required: ['groupName', 'roleName'],
+  properties: { groupName: groupName, roleName: roleRef },
+} as const;
+
+export const addGroupRoleSchema = {
+  type: 'object',
+  required: ['role'],
+  properties: { role: roleRef },
+  additionalProperties: false,
+} as const;

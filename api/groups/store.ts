@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import { IDENTITY_PROVIDER } from '../users/store';
+
+// The service stores no group membership: a group is known here because a team maps it or a
+// role is mapped to it. Its members are whoever presents it in a token.
+
+interface GroupRow {
+  name: string;
+  providers: string[];
+  roles: string[];
+  teams: string[];
+}
+
+/** Every group the tenant refers to, with its roles and mapped teams, in one query. */
+export async function listGroups(db: Knex) {
+  const { rows } = await db.raw(
+    `with names as (
+       select group_name from team_group_mappings
+       union
+       select group_name from group_roles
+     )
+     select n.group_name as name,
+            array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers,
+            array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id::text = g.role
+                   where g.group_name = n.group_name order by 1) as roles,
+            array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
+                   where m.group_name = n.group_name order by 1) as teams
+       from names n
+      order by n.group_name`,
+  );
+  return (rows as GroupRow[]).map((row) => ({
+    name: row.name,
+    // Role mappings apply to a group name whatever its provider; a name no team maps reports the default.
+    provider: row.providers[0] ?? IDENTITY_PROVIDER,
+    member_count: 0,
+    roles: row.roles,
+    teams: row.teams,
+  }));
+}
+
+/** false when the group already has the role. */
+export async function addGroupRole(db: Knex, tenantId: string, groupName: string, key: string): Promise<boolean> {
+  const rows = await db('group_roles')
+    .insert({ tenant_id: tenantId, group_name: groupName, role: key })
+    .onConflict(['tenant_id', 'group_name', 'role'])
+    .ignore()
+    .returning('role');
+  return rows.length > 0;
+}
+
+export async function removeGroupRole(db: Knex, groupName: string, key: string): Promise<boolean> {
+  return (await db('group_roles').where({ group_name: groupName, role: key }).del()) > 0;
+}

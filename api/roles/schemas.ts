@@ -1,0 +1,78 @@
+import { SCOPES } from '../auth/permissions';
+
+/** A bundle name: trimmed, and never shaped like a uuid (a role reference may be either). */
+const bundleName = { type: 'string', minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' } as const;
+const permissions = { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: SCOPES } } as const;
+/** A role reference: a built-in name, a bundle id or a bundle name. */
+export const roleRef = { type: 'string', minLength: 1, maxLength: 100 } as const;
+
+export const roleViewSchema = {
+  type: 'object',
+  required: ['id', 'name', 'description', 'permissions', 'built_in'],
+  properties: {
+    id: { type: 'string', description: "The role's key: a built-in name or a role bundle's id" },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' } },
+    built_in: { type: 'boolean' },
+  },
+} as const;
+
+export const rolesResponseSchema = {
+  type: 'object',
+  required: ['roles'],
+  properties: { roles: { type: 'array', items: roleViewSchema } },
+} as const;
+
+export const bundleSchema = {
+  type: 'object',
+  required: ['id', 'name', 'description', 'permissions', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' } },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const createBundleSchema = {
+  type: 'object',
+  required: ['name', 'permissions'],
+  properties: { name: bundleName, description: { type: 'string', maxLength: 2000 }, permissions },
+  additionalProperties: false,
+} as const;
+
+export const updateBundleSchema = {
+  type: 'object',
+  minProperties: 1,
+  properties: { name: bundleName, description: { type: 'string', maxLength: 2000 }, permissions },
+  additionalProperties: false,
+} as const;
+
+export const bundleIdParams = {
+  type: 'object',
+  required: ['bundleId'],
+  properties: { bundleId: { type: 'string', format: 'uuid' } },
+} as const;
+
+export const userIdParams = {
+  type: 'object',
+  required: ['userId'],
+  properties: { userId: { type: 'string', format: 'uuid' } },
+} as const;
+
+export const assignRoleSchema = {
+  type: 'object',
+  required: ['role'],
+  properties: { role: roleRef },
+  additionalProperties: false,
+} as const;
+
+export const unassignRoleQuery = {
+  type: 'object',
+  required: ['role'],
+  properties: { role: roleRef },
+  additionalProperties: false,
+} as const;

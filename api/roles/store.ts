@@ -1,0 +1,168 @@
+import type { Knex } from 'knex';
+import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permissions';
+
+// Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
+// bundle's id. Requests may name a bundle instead; this module turns either into the key.
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface RoleView {
+  id: string;
+  name: string;
+  description: string;
+  permissions: string[];
+  built_in: boolean;
+}
+
+export type AssignmentTable = 'user_roles' | 'team_roles' | 'group_roles';
+export const ASSIGNMENT_TABLES: AssignmentTable[] = ['user_roles', 'team_roles', 'group_roles'];
+
+const builtInView = (key: BuiltInRole): RoleView => ({
+  id: key,
+  name: key,
+  description: BUILT_IN_ROLES[key].description,
+  permissions: [...BUILT_IN_ROLES[key].permissions],
+  built_in: true,
+});
+
+export const builtInRoleViews = (): RoleView[] => (Object.keys(BUILT_IN_ROLES) as BuiltInRole[]).map(builtInView);
+
+/** Bundle names may not shadow a built-in role, in any letter case. */
+export const isReservedRoleName = (name: string) => isBuiltInRole(name.toLowerCase());
+
+interface BundleRow {
+  id: string;
+  name: string;
+  description: string;
+  permissions: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const BUNDLE_COLUMNS = ['id', 'name', 'description', 'permissions', 'created_at', 'updated_at'];
+
+export const toBundle = (row: BundleRow) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  permissions: row.permissions,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+});
+
+const bundleView = (row: Pick<BundleRow, 'id' | 'name' | 'description' | 'permissions'>): RoleView => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  permissions: row.permissions,
+  built_in: false,
+});
+
+/** The role a request refers to (built-in name, bundle id or bundle name); undefined if none. */
+export async function resolveRole(db: Knex, ref: string): Promise<RoleView | undefined> {
+  if (isBuiltInRole(ref)) return builtInView(ref);
+  const row = await db('role_bundles')
+    .where(UUID.test(ref) ? { id: ref } : { name: ref })
+    .first('id', 'name', 'description', 'permissions');
+  return row && bundleView(row);
+}
+
+/** Every role: built-ins first, then the tenant's bundles by name. */
+export async function listRoles(db: Knex): Promise<RoleView[]> {
+  const rows = await db('role_bundles').orderBy('name').select('id', 'name', 'description', 'permissions');
+  return [...builtInRoleViews(), ...rows.map(bundleView)];
+}
+
+/** The roles held through one assignment table, in one query (bundle details joined). */
+export async function assignedRoles(db: Knex, table: AssignmentTable, where: Record<string, string>): Promise<RoleView[]> {
+  const rows: { key: string; name: string | null; description: string | null; permissions: string[] | null }[] = await db(
+    `${table} as a`,
+  )
+    .joinRaw('left join role_bundles b on b.id::text = a.role')
+    .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
+    .orderBy('a.created_at')
+    .select('a.role as key', 'b.name', 'b.description', 'b.permissions');
+  return rows.flatMap((row) => {
+    if (isBuiltInRole(row.key)) return [builtInView(row.key)];
+    // A key that is neither built-in nor a bundle cannot be assigned; skip rather than fail.
+    return row.name === null ? [] : [bundleView({ id: row.key, name: row.name, description: row.description ?? '', permissions: row.permissions ?? [] })];
+  });
+}
+
+// ------------------------------------------------------------------ role bundles
+
+export async function listBundles(db: Knex) {
+  const rows: BundleRow[] = await db('role_bundles').orderBy('name').select(BUNDLE_COLUMNS);
+  return rows.map(toBundle);
+}
+
+export async function getBundle(db: Knex, id: string) {
+  const row: BundleRow | undefined = await db('role_bundles').where({ id }).first(BUNDLE_COLUMNS);
+  return row && toBundle(row);
+}
+
+/** Inserts a bundle; undefined when the name is taken (the unique constraint decides, race-free). */
+export async function insertBundle(
+  db: Knex,
+  tenantId: string,
+  bundle: { name: string; description?: string; permissions: readonly string[] },
+) {
+  const [row]: BundleRow[] = await db('role_bundles')
+    .insert({ tenant_id: tenantId, name: bundle.name, description: bundle.description ?? '', permissions: [...bundle.permissions] })
+    .onConflict(['tenant_id', 'name'])
+    .ignore()
+    .returning(BUNDLE_COLUMNS);
+  return row && toBundle(row);
+}
+
+export const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23505';
+
+export async function updateBundle(
+  db: Knex,
+  id: string,
+  changes: { name?: string; description?: string; permissions?: readonly string[] },
+) {
+  const [row]: BundleRow[] = await db('role_bundles')
+    .where({ id })
+    .update({
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.description !== undefined && { description: changes.description }),
+      ...(changes.permissions !== undefined && { permissions: [...changes.permissions] }),
+      updated_at: db.fn.now(),
+    })
+    .returning(BUNDLE_COLUMNS);
+  return row && toBundle(row);
+}
+
+/**
+ * Deletes a bundle and every assignment of it, so no user keeps a role that no longer exists.
+ * Returns undefined when there is no such bundle, else what was removed.
+ */
+export async function deleteBundle(db: Knex, id: string) {
+  const [bundle] = await db('role_bundles').where({ id }).del().returning(['id', 'name']);
+  if (!bundle) return undefined;
+  const users = await db('user_roles').where({ role: id }).del();
+  const teamIds: string[] = (await db('team_roles').where({ role: id }).del().returning('team_id')).map(
+    (row: { team_id: string }) => row.team_id,
+  );
+  const groups = await db('group_roles').where({ role: id }).del();
+  return { name: bundle.name as string, users, teamIds, groups };
+}
+
+// ------------------------------------------------------------------ direct user assignments
+
+export const userExists = async (db: Knex, userId: string) => Boolean(await db('users').where({ id: userId }).first('id'));
+
+/** false when the user already holds the role directly. */
+export async function assignUserRole(db: Knex, tenantId: string, userId: string, key: string): Promise<boolean> {
+  const rows = await db('user_roles')
+    .insert({ tenant_id: tenantId, user_id: userId, role: key })
+    .onConflict(['user_id', 'role'])
+    .ignore()
+    .returning('role');
+  return rows.length > 0;
+}
+
+export async function unassignUserRole(db: Knex, userId: string, key: string): Promise<boolean> {
+  return (await db('user_roles').where({ user_id: userId, role: key }).del()) > 0;
+}

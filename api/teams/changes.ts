@@ -1,0 +1,24 @@
+import type { Knex } from 'knex';
+import type { CallerPrincipal } from '../auth/authenticate';
+import { recordAudit } from '../audit/store';
+import type { AppDeps } from '../deps';
+import { notFound } from '../http/errors';
+import { dropTeamsCache } from './cache';
+import { lockTeam } from './store';
+
+/** Every team write ends here: the tenant's cached list is dropped and the change audited. */
+export async function teamChanged(
+  deps: AppDeps,
+  db: Knex.Transaction,
+  auth: CallerPrincipal,
+  teamId: string,
+  event: { eventType: string; action: string; metadata?: Record<string, unknown> },
+): Promise<void> {
+  dropTeamsCache(deps, db, auth.tenantId);
+  await recordAudit(db, auth, { ...event, targetType: 'team', targetId: teamId });
+}
+
+/** 404 unless the team exists in the caller's tenant; held until commit so it cannot vanish. */
+export async function requireTeam(db: Knex, teamId: string): Promise<void> {
+  if (!(await lockTeam(db, teamId))) throw notFound('Team');
+}

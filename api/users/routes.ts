@@ -1,0 +1,68 @@
+import { rolesOfUser } from '../auth/store';
+import { notFound } from '../http/errors';
+import { idpFirstMaxWindow, idpPageMeta, idpPageWindow, offsetCursor, parseOffsetCursor } from '../http/pagination';
+import { defineRoute } from '../http/route';
+import { adminUserListQuery, adminUserListSchema, userDetailSchema, userIdParams, userListQuery, userListSchema } from './schemas';
+import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin, teamSlugsOfUser } from './store';
+
+export const userRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/users',
+    tag: 'Users',
+    access: 'authenticated',
+    summary: 'List users, by email (shape C: first, max, search on email or name; limit and cursor also accepted)',
+    query: userListQuery,
+    responses: { 200: { description: '`{users, items, page, total, provider}`', schema: userListSchema } },
+    handler: async ({ db, query }) => {
+      const base = idpFirstMaxWindow(query);
+      const window = {
+        limit: query.limit ?? base.limit,
+        offset: query.cursor ? parseOffsetCursor(query.cursor) : base.offset,
+      };
+      const { users, total } = await listUsers(db, window, query.search);
+      const page = idpPageMeta(window, users.length, total);
+      return {
+        users,
+        items: users,
+        // nextCursor serves callers that page with limit/cursor.
+        page: { ...page, nextCursor: page.hasMore ? offsetCursor(window.offset + users.length) : null },
+        total,
+        provider: IDENTITY_PROVIDER,
+      };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/users/{id}',
+    tag: 'Users',
+    access: 'authenticated',
+    summary: "A user with their teams and roles (direct and through teams). groups are the caller's own token groups, else empty: membership lives in the identity provider",
+    params: userIdParams,
+    responses: { 200: { description: 'UserDetail', schema: userDetailSchema } },
+    handler: async ({ db, auth, params }) => {
+      const user = await getUser(db, params.id);
+      if (!user) throw notFound('User');
+      // Groups are known only from the caller's own token; for anyone else they (and the roles
+      // they bring) cannot be listed.
+      const groups = auth.kind === 'user' && auth.userId === user.id ? auth.groups : [];
+      const teams = await teamSlugsOfUser(db, user.id);
+      const roles = await rolesOfUser(db, user.id, groups);
+      return { ...user, tenant_id: auth.tenantId, teams, groups, roles: roles.map((role) => role.name) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/admin/users',
+    tag: 'Users',
+    access: 'admin:read',
+    summary: 'List users with their direct roles and teams (shape C: 0-based page, pageSize, search)',
+    query: adminUserListQuery,
+    responses: { 200: { description: '`{items, page, total, provider}`', schema: adminUserListSchema } },
+    handler: async ({ db, query }) => {
+      const window = idpPageWindow(query);
+      const { items, total } = await listUsersForAdmin(db, window, query.search);
+      return { items, page: idpPageMeta(window, items.length, total), total, provider: IDENTITY_PROVIDER };
+    },
+  }),
+];

@@ -1,0 +1,75 @@
+import type { Knex } from 'knex';
+import type { OffsetWindow } from '../http/pagination';
+
+/** Users and groups come from this identity provider (the spec's shape C names it). */
+export const IDENTITY_PROVIDER = 'idp-a';
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  picture: string | null;
+  last_login: Date | null;
+  created_at: Date;
+}
+
+const USER_COLUMNS = ['u.id', 'u.email', 'u.name', 'u.picture', 'u.last_login', 'u.created_at'];
+
+export const toUser = (row: UserRow) => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  picture: row.picture,
+  last_login: row.last_login ? new Date(row.last_login).toISOString() : null,
+  created_at: new Date(row.created_at).toISOString(),
+});
+
+/** A LIKE pattern matching `text` literally anywhere (%, _ and \ lose their meaning). */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function matching(db: Knex, search: string | undefined) {
+  return db('users as u').modify((q) => {
+    if (!search) return;
+    const pattern = containsPattern(search);
+    q.where((w) => w.whereILike('u.email', pattern).orWhereILike('u.name', pattern));
+  });
+}
+
+async function countMatching(db: Knex, search: string | undefined): Promise<number> {
+  const [{ count }] = await matching(db, search).count<{ count: string }[]>('* as count');
+  return Number(count);
+}
+
+/** A page of users ordered by email (unique per tenant, so pages are stable), and the total. */
+export async function listUsers(db: Knex, window: OffsetWindow, search?: string) {
+  const rows: UserRow[] = await matching(db, search).orderBy('u.email').limit(window.limit).offset(window.offset).select(USER_COLUMNS);
+  return { users: rows.map(toUser), total: await countMatching(db, search) };
+}
+
+/** The admin listing adds each user's direct roles and team slugs, in the same query. */
+export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?: string) {
+  const rows: (UserRow & { roles: string[]; teams: string[] })[] = await matching(db, search)
+    .orderBy('u.email')
+    .limit(window.limit)
+    .offset(window.offset)
+    .select(USER_COLUMNS)
+    .select(
+      db.raw(`array(select coalesce(b.name, r.role) from user_roles r left join role_bundles b on b.id::text = r.role
+                     where r.user_id = u.id order by 1) as roles`),
+      db.raw(`array(select t.slug from team_members m join teams t on t.id = m.team_id
+                     where m.user_id = u.id order by 1) as teams`),
+    );
+  return {
+    items: rows.map((row) => ({ ...toUser(row), roles: row.roles, teams: row.teams })),
+    total: await countMatching(db, search),
+  };
+}
+
+export async function getUser(db: Knex, id: string) {
+  const row: UserRow | undefined = await db('users as u').where('u.id', id).first(USER_COLUMNS);
+  return row && toUser(row);
+}
+
+export function teamSlugsOfUser(db: Knex, userId: string): Promise<string[]> {
+  return db('team_members as m').join('teams as t', 't.id', 'm.team_id').where('m.user_id', userId).orderBy('t.slug').pluck('t.slug');
+}

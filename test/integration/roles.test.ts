@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { bearer, sessionToken, startApi, type TestApi } from '../support/harness';
+
+// Roles, role bundles and group roles over real HTTP, including how a user with no direct role
+// gains and loses permissions through teams and identity-provider groups.
+
+const run = randomUUID().slice(0, 8);
+const tenantA = `roles-a-${run}`;
+const tenantB = `roles-b-${run}`;
+let api: TestApi;
+let adminA: string;
+let viewerA: string;
+let adminB: string;
+let plain: { token: string; userId: string };
+
+beforeAll(async () => {
+  api = await startApi();
+  adminA = (await sessionToken({ tenant: tenantA, email: 'admin@a.test', roles: ['admin'] })).token;
+  viewerA = (await sessionToken({ tenant: tenantA, email: 'viewer@a.test', roles: ['viewer'] })).token;
+  adminB = (await sessionToken({ tenant: tenantB, email: 'admin@b.test', roles: ['admin'] })).token;
+  plain = await sessionToken({ tenant: tenantA, email: 'plain@a.test' });
+});
+afterAll(() => api.close());
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${api.url}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+const newBundle = async (token: string, permissions: string[] = ['catalog:read'], name = `bundle-${randomUUID().slice(0, 6)}`) => {
+  const res = await call(token, 'POST', '/admin/role-bundles', { name, description: 'test bundle', permissions });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; name: string; permissions: string[] };
+};
+
+const permissionsOf = async (token: string): Promise<string[]> => (await call(token, 'GET', '/me')).body.permissions;
+
+/** A probe of an admin:write endpoint: creating a role bundle (201 allowed, 403 not). */
+const adminWriteStatus = async (token: string) =>
+  (await call(token, 'POST', '/admin/role-bundles', { name: `probe-${randomUUID().slice(0, 8)}`, permissions: ['catalog:read'] })).status;
+
+describe('GET /roles', () => {
+  test('lists the three built-in roles and the tenant bundles, each with id, name, description, permissions and built_in', async () => {
+    const bundle = await newBundle(adminA, ['forge:write']);
+    const res = await call(viewerA, 'GET', '/roles');
+    expect(res.status).toBe(200);
+    const byId = Object.fromEntries(res.body.roles.map((r: { id: string }) => [r.id, r]));
+    expect(byId.admin).toEqual(expect.objectContaining({ name: 'admin', built_in: true, permissions: expect.arrayContaining(['admin:write']) }));
+    expect(byId.editor.built_in).toBe(true);
+    expect(byId.viewer.built_in).toBe(true);
+    expect(byId[bundle.id]).toEqual({ id: bundle.id, name: bundle.name, description: 'test bundle', permissions: ['forge:write'], built_in: false });
+  });
+});
+
+describe('role bundles CRUD', () => {
+  test('create, read, list, partial update and delete a bundle, each audited as role_bundle.*', async () => {
+    const created = await call(adminA, 'POST', '/admin/role-bundles', { name: `crud-${run}`, permissions: ['catalog:write', 'forge:read'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual(
+      expect.objectContaining({ id: expect.any(String), name: `crud-${run}`, description: '', permissions: ['catalog:write', 'forge:read'] }),
+    );
+    const id = created.body.id;
+    expect((await call(adminA, 'GET', `/admin/role-bundles/${id}`)).body.name).toBe(`crud-${run}`);
+    const list = await call(adminA, 'GET', '/admin/role-bundles');
+    expect(list.body.bundles.map((b: { id: string }) => b.id)).toContain(id);
+
+    const updated = await call(adminA, 'PUT', `/admin/role-bundles/${id}`, { description: 'now described' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toEqual(expect.objectContaining({ name: `crud-${run}`, description: 'now described', permissions: ['catalog:write', 'forge:read'] }));
+    const renamed = await call(adminA, 'PUT', `/admin/role-bundles/${id}`, { name: `crud2-${run}`, permissions: ['admin:read'] });
+    expect(renamed.body).toEqual(expect.objectContaining({ name: `crud2-${run}`, permissions: ['admin:read'] }));
+
+    expect((await call(adminA, 'DELETE', `/admin/role-bundles/${id}`)).status).toBe(204);
+    expect((await call(adminA, 'GET', `/admin/role-bundles/${id}`)).status).toBe(404);
+    expect((await call(adminA, 'DELETE', `/admin/role-bundles/${id}`)).status).toBe(404);
+
+    const activity = await call(adminA, 'GET', '/admin/activity?limit=100');
+    const events = activity.body.items.map((i: { eventType: string }) => i.eventType);
+    expect(events).toEqual(expect.arrayContaining(['role_bundle.created', 'role_bundle.updated', 'role_bundle.deleted']));
+  });
+
+  test('bad bundle input is a clear 4xx: duplicate or built-in names 409, unknown scopes, uuid-like names, unknown fields and empty updates 400', async () => {
+    const bundle = await newBundle(adminA);
+    const dup = await call(adminA, 'POST', '/admin/role-bundles', { name: bundle.name, permissions: ['catalog:read'] });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe('CONFLICT');
+    expect((await call(adminA, 'POST', '/admin/role-bundles', { name: 'Admin', permissions: ['catalog:read'] })).status).toBe(409);
+    const badScope = await call(adminA, 'POST', '/admin/role-bundles', { name: 'x', permissions: ['catalog:everything'] });
+    expect(badScope.status).toBe(400);
+    expect(badScope.body.error.code).toBe('INVALID_REQUEST');
+    expect((await call(adminA, 'POST', '/admin/role-bundles', { name: 'x' })).status).toBe(400);
+    expect((await call(adminA, 'POST', '/admin/role-bundles', { name: 'x', permissions: [] })).status).toBe(400);
+    expect((await call(adminA, 'POST', '/admin/role-bundles', { name: randomUUID(), permissions: ['catalog:read'] })).status).toBe(400);
+    const extra = await call(adminA, 'POST', '/admin/role-bundles', { name: 'x', permissions: ['catalog:read'], owner: 'me' });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.details).toEqual([{ field: 'body.owner', message: 'is not an allowed field' }]);
+
+    const other = await newBundle(adminA);
+    expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, { name: bundle.name })).status).toBe(409);
+    expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, { name: 'viewer' })).status).toBe(409);
+    expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, {})).status).toBe(400);
+    expect((await call(adminA, 'GET', '/admin/role-bundles/not-a-uuid')).status).toBe(400);
+    expect((await call(adminA, 'GET', `/admin/role-bundles/${randomUUID()}`)).status).toBe(404);
+    expect((await call(adminA, 'PUT', `/admin/role-bundles/${randomUUID()}`, { description: 'x' })).status).toBe(404);
+  });
+
+  test('a bundle edit reaches its holders on their next request', async () => {
+    const holder = await sessionToken({ tenant: tenantA, email: `holder-${run}@a.test` });
+    const bundle = await newBundle(adminA, ['catalog:read']);
+    await call(adminA, 'POST', `/roles/users/${holder.userId}/roles`, { role: bundle.name });
+    expect(await permissionsOf(holder.token)).toEqual(['catalog:read']);
+    await call(adminA, 'PUT', `/admin/role-bundles/${bundle.id}`, { permissions: ['forge:write'] });
+    expect(await permissionsOf(holder.token)).toEqual(['forge:read', 'forge:write']);
+  });
+
+  test('deleting a bundle removes every assignment of it (user, team, group) in the same transaction, and the permission goes with it', async () => {
+    const holder = await sessionToken({ tenant: tenantA, email: `bundle-holder-${run}@a.test`, groups: [`bundle-group-${run}`] });
+    const bundle = await newBundle(adminA, ['operations:admin']);
+    const team = (await call(adminA, 'POST', '/admin/teams', { name: `Bundle team ${run}` })).body;
+    expect((await call(adminA, 'POST', `/roles/users/${holder.userId}/roles`, { role: bundle.id })).status).toBe(201);
+    expect((await call(adminA, 'POST', `/admin/teams/${team.id}/roles`, { role_id: bundle.name })).status).toBe(201);
+    expect((await call(adminA, 'POST', `/groups/bundle-group-${run}/roles`, { role: bundle.name })).status).toBe(201);
+    expect(await permissionsOf(holder.token)).toContain('operations:admin');
+
+    expect((await call(adminA, 'DELETE', `/admin/role-bundles/${bundle.id}`)).status).toBe(204);
+    expect((await call(adminA, 'GET', `/users/${holder.userId}`)).body.roles).toEqual([]);
+    expect((await call(adminA, 'GET', `/admin/teams/${team.id}/roles`)).body.roles).toEqual([]);
+    expect((await call(adminA, 'GET', `/groups/bundle-group-${run}/roles`)).body.roles).toEqual([]);
+    expect(await permissionsOf(holder.token)).not.toContain('operations:admin');
+    // The team's own audit trail records that it lost the role.
+    const detail = await call(adminA, 'GET', `/teams/${team.id}`);
+    expect(detail.body.audit_log.map((e: { eventType: string }) => e.eventType)).toContain('team.role_unassigned');
+  });
+});
+
+describe('direct user role assignment', () => {
+  test('assigns and removes a built-in role by name; the user gains and loses its permissions; both are audited', async () => {
+    const user = await sessionToken({ tenant: tenantA, email: `direct-${run}@a.test` });
+    expect(await permissionsOf(user.token)).toEqual([]);
+    const res = await call(adminA, 'POST', `/roles/users/${user.userId}/roles`, { role: 'editor' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ user_id: user.userId, role: expect.objectContaining({ id: 'editor', name: 'editor', built_in: true }) });
+    expect(await permissionsOf(user.token)).toContain('catalog:write');
+    expect((await call(adminA, 'POST', `/roles/users/${user.userId}/roles`, { role: 'editor' })).status).toBe(409);
+
+    expect((await call(adminA, 'DELETE', `/roles/users/${user.userId}/roles?role=editor`)).status).toBe(204);
+    expect(await permissionsOf(user.token)).toEqual([]);
+    expect((await call(adminA, 'DELETE', `/roles/users/${user.userId}/roles?role=editor`)).status).toBe(404);
+
+    const activity = (await call(adminA, 'GET', '/admin/activity?limit=100')).body.items.map((i: { eventType: string }) => i.eventType);
+    expect(activity).toEqual(expect.arrayContaining(['role.assigned', 'role.unassigned']));
+  });
+
+  test('a bundle given by name is stored by its key (id), and can be removed by either', async () => {
+    const user = await sessionToken({ tenant: tenantA, email: `by-name-${run}@a.test` });
+    const bundle = await newBundle(adminA, ['forge:read']);
+    const res = await call(adminA, 'POST', `/roles/users/${user.userId}/roles`, { role: bundle.name });
+    expect(res.body.role).toEqual(expect.objectContaining({ id: bundle.id, name: bundle.name, built_in: false }));
+    expect((await call(adminA, 'POST', `/roles/users/${user.userId}/roles`, { role: bundle.id })).status).toBe(409);
+    expect((await call(adminA, 'DELETE', `/roles/users/${user.userId}/roles?role=${bundle.id}`)).status).toBe(204);
+  });
+
+  test('unknown users and roles are 404, malformed ids, missing or extra fields 400', async () => {
+    expect((await call(adminA, 'POST', `/roles/users/${randomUUID()}/roles`, { role: 'viewer' })).status).toBe(404);
+    expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, { role: 'superuser' })).status).toBe(404);
+    expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, { role: randomUUID() })).status).toBe(404);
+    expect((await call(adminA, 'POST', '/roles/users/123/roles', { role: 'viewer' })).status).toBe(400);
+    expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, {})).status).toBe(400);
+    expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, { role: 'viewer', scope: 'x' })).status).toBe(400);
+    expect((await call(adminA, 'DELETE', `/roles/users/${plain.userId}/roles`)).status).toBe(400);
+    expect((await call(adminA, 'DELETE', `/roles/users/${randomUUID()}/roles?role=viewer`)).status).toBe(404);
+    expect((await call(adminA, 'DELETE', `/roles/users/${plain.userId}/roles?role=nope`)).status).toBe(404);
+  });
+});
+
+describe('role resolution end to end: a user with no direct role', () => {
+  test('(a) gets admin:write through a role of a team they are a member of, and loses it when the team role goes', async () => {
+    const user = await sessionToken({ tenant: tenantA, email: `team-member-${run}@a.test` });
+    expect(await permissionsOf(user.token)).not.toContain('admin:write');
+    expect(await adminWriteStatus(user.token)).toBe(403);
+
+    const team = (await call(adminA, 'POST', '/admin/teams', { name: `Admins via membership ${run}` })).body;
+    await call(adminA, 'POST', `/admin/teams/${team.id}/members`, { user_id: user.userId, role: 'member' });
+    expect((await call(adminA, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'admin' })).status).toBe(201);
+    expect(await permissionsOf(user.token)).toContain('admin:write');
+    expect((await call(user.token, 'GET', '/me')).body.roles).toEqual(['admin']);
+    expect(await adminWriteStatus(user.token)).toBe(201);
+
+    expect((await call(adminA, 'DELETE', `/admin/teams/${team.id}/roles/admin`)).status).toBe(204);
+    expect(await permissionsOf(user.token)).not.toContain('admin:write');
+    expect(await adminWriteStatus(user.token)).toBe(403);
+  });
+
+  test('(a) also loses it when removed from the team', async () => {
+    const user = await sessionToken({ tenant: tenantA, email: `team-leaver-${run}@a.test` });
+    const team = (await call(adminA, 'POST', '/admin/teams', { name: `Leavers ${run}` })).body;
+    await call(adminA, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'admin' });
+    await call(adminA, 'POST', `/admin/teams/${team.id}/members`, { user_id: user.userId, role: 'lead' });
+    expect(await adminWriteStatus(user.token)).toBe(201);
+    expect((await call(adminA, 'DELETE', `/admin/teams/${team.id}/members/${user.userId}`)).status).toBe(204);
+    expect(await adminWriteStatus(user.token)).toBe(403);
+  });
+
+  test("(b) gets admin:write through a team role when the token's group is mapped to the team, and loses it when the mapping goes", async () => {
+    const group = `g1-${run}`;
+    const user = await sessionToken({ tenant: tenantA, email: `group-member-${run}@a.test`, groups: [group] });
+    expect(await adminWriteStatus(user.token)).toBe(403);
+
+    const team = (await call(adminA, 'POST', '/admin/teams', { name: `Admins via group ${run}` })).body;
+    await call(adminA, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'admin' });
+    const mapping = await call(adminA, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: group, provider: 'idp-a' });
+    expect(mapping.status).toBe(201);
+    expect(await permissionsOf(user.token)).toContain('admin:write');
+    expect((await call(user.token, 'GET', '/me')).body.teams).toEqual([team.slug]);
+    expect(await adminWriteStatus(user.token)).toBe(201);
+
+    expect((await call(adminA, 'DELETE', `/admin/teams/${team.id}/mappings/${mapping.body.id}`)).status).toBe(204);
+    expect(await permissionsOf(user.token)).not.toContain('admin:write');
+    expect(await adminWriteStatus(user.token)).toBe(403);
+  });
+
+  test('(c) gets admin:write through POST /groups/{g}/roles, and loses it on DELETE', async () => {
+    const group = `g2-${run}`;
+    const user = await sessionToken({ tenant: tenantA, email: `group-role-${run}@a.test`, groups: [group] });
+    expect(await adminWriteStatus(user.token)).toBe(403);
+
+    const res = await call(adminA, 'POST', `/groups/${group}/roles`, { role: 'admin' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ group_name: group, role: expect.objectContaining({ id: 'admin' }) });
+    expect(await permissionsOf(user.token)).toContain('admin:write');
+    expect(await adminWriteStatus(user.token)).toBe(201);
+    // Someone without the group gets nothing from it.
+    expect(await adminWriteStatus(plain.token)).toBe(403);
+
+    expect((await call(adminA, 'DELETE', `/groups/${group}/roles/admin`)).status).toBe(204);
+    expect(await permissionsOf(user.token)).not.toContain('admin:write');
+    expect(await adminWriteStatus(user.token)).toBe(403);
+  });
+});
+
+describe('groups', () => {
+  test('GET /groups lists the groups known from team mappings and group roles, with provider, roles, teams and member_count 0', async () => {
+    const mapped = `mapped-${run}`;
+    const roled = `roled-${run}`;
+    const team = (await call(adminA, 'POST', '/admin/teams', { name: `Groups ${run}` })).body;
+    await call(adminA, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: mapped, provider: 'idp-c', role: 'lead' });
+    const bundle = await newBundle(adminA);
+    await call(adminA, 'POST', `/groups/${roled}/roles`, { role: 'viewer' });
+    await call(adminA, 'POST', `/groups/${roled}/roles`, { role: bundle.name });
+
+    const res = await call(viewerA, 'GET', '/groups');
+    expect(res.status).toBe(200);
+    const byName = Object.fromEntries(res.body.groups.map((g: { name: string }) => [g.name, g]));
+    expect(byName[mapped]).toEqual({ name: mapped, provider: 'idp-c', member_count: 0, roles: [], teams: [team.slug] });
+    expect(byName[roled]).toEqual({ name: roled, provider: 'idp-a', member_count: 0, roles: [bundle.name, 'viewer'].sort(), teams: [] });
+  });
+
+  test('group roles: list, duplicate 409, unknown role 404, unassigned 404, bad body 400, audited as group_role.*', async () => {
+    const group = `ops/eu ${run}`;
+    const path = `/groups/${encodeURIComponent(group)}/roles`;
+    expect((await call(adminA, 'GET', path)).body).toEqual({ roles: [] });
+    expect((await call(adminA, 'POST', path, { role: 'editor' })).status).toBe(201);
+    expect((await call(adminA, 'POST', path, { role: 'editor' })).status).toBe(409);
+    expect((await call(adminA, 'POST', path, { role: 'nope' })).status).toBe(404);
+    expect((await call(adminA, 'POST', path, { roles: ['editor'] })).status).toBe(400);
+    expect((await call(adminA, 'GET', path)).body.roles.map((r: { id: string }) => r.id)).toEqual(['editor']);
+    expect((await call(adminA, 'DELETE', `${path}/viewer`)).status).toBe(404);
+    expect((await call(adminA, 'DELETE', `${path}/editor`)).status).toBe(204);
+    const events = (await call(adminA, 'GET', '/admin/activity?limit=100')).body.items.map((i: { eventType: string }) => i.eventType);
+    expect(events).toEqual(expect.arrayContaining(['group_role.assigned', 'group_role.unassigned']));
+  });
+});
+
+describe('access', () => {
+  test('a viewer gets 403 on every admin endpoint of roles, bundles and groups, but may list roles and groups', async () => {
+    const bundle = await newBundle(adminA);
+    const denied = [
+      ['GET', '/admin/role-bundles'],
+      ['POST', '/admin/role-bundles', { name: 'v', permissions: ['catalog:read'] }],
+      ['GET', `/admin/role-bundles/${bundle.id}`],
+      ['PUT', `/admin/role-bundles/${bundle.id}`, { description: 'v' }],
+      ['DELETE', `/admin/role-bundles/${bundle.id}`],
+      ['POST', `/roles/users/${plain.userId}/roles`, { role: 'admin' }],
+      ['DELETE', `/roles/users/${plain.userId}/roles?role=admin`],
+      ['GET', '/groups/g/roles'],
+      ['POST', '/groups/g/roles', { role: 'admin' }],
+      ['DELETE', '/groups/g/roles/admin'],
+    ] as const;
+    for (const [method, path, body] of denied) {
+      const res = await call(viewerA, method, path, body);
+      expect({ method, path, status: res.status, code: res.body.error.code }).toEqual({ method, path, status: 403, code: 'FORBIDDEN' });
+    }
+    expect((await call(viewerA, 'GET', '/roles')).status).toBe(200);
+    expect((await call(viewerA, 'GET', '/groups')).status).toBe(200);
+  });
+});
+
+describe('tenant isolation', () => {
+  test("tenant B's admin gets 404 on tenant A's bundles and users, and never sees A's bundles or groups", async () => {
+    const bundle = await newBundle(adminA, ['catalog:read'], `a-only-${run}`);
+    await call(adminA, 'POST', `/groups/a-group-${run}/roles`, { role: 'viewer' });
+
+    expect((await call(adminB, 'GET', `/admin/role-bundles/${bundle.id}`)).status).toBe(404);
+    expect((await call(adminB, 'PUT', `/admin/role-bundles/${bundle.id}`, { description: 'stolen' })).status).toBe(404);
+    expect((await call(adminB, 'DELETE', `/admin/role-bundles/${bundle.id}`)).status).toBe(404);
+    expect((await call(adminB, 'POST', `/roles/users/${plain.userId}/roles`, { role: 'admin' })).status).toBe(404);
+    expect((await call(adminB, 'DELETE', `/roles/users/${plain.userId}/roles?role=admin`)).status).toBe(404);
+    // A's bundle, by id or by name, is no role at all in B.
+    const userB = await sessionToken({ tenant: tenantB, email: `b-user-${run}@b.test` });
+    expect((await call(adminB, 'POST', `/roles/users/${userB.userId}/roles`, { role: bundle.id })).status).toBe(404);
+    expect((await call(adminB, 'POST', `/roles/users/${userB.userId}/roles`, { role: bundle.name })).status).toBe(404);
+    expect((await call(adminB, 'POST', `/groups/a-group-${run}/roles`, { role: bundle.id })).status).toBe(404);
+    expect((await call(adminB, 'DELETE', `/groups/a-group-${run}/roles/viewer`)).status).toBe(404);
+
+    const roles = (await call(adminB, 'GET', '/roles')).body.roles.map((r: { id: string }) => r.id);
+    expect(roles).toEqual(['admin', 'editor', 'viewer']);
+    expect((await call(adminB, 'GET', '/admin/role-bundles')).body.bundles).toEqual([]);
+    expect((await call(adminB, 'GET', '/groups')).body.groups).toEqual([]);
+    expect((await call(adminB, 'GET', `/groups/a-group-${run}/roles`)).body.roles).toEqual([]);
+
+    // A's data is untouched.
+    expect((await call(adminA, 'GET', `/admin/role-bundles/${bundle.id}`)).body.description).toBe('test bundle');
+    expect((await call(adminA, 'GET', `/groups/a-group-${run}/roles`)).body.roles.map((r: { id: string }) => r.id)).toEqual(['viewer']);
+    // The same bundle name is free in B.
+    expect((await call(adminB, 'POST', '/admin/role-bundles', { name: bundle.name, permissions: ['catalog:read'] })).status).toBe(201);
+  });
+});

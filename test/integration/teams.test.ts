@@ -1,0 +1,378 @@
+import { randomUUID } from 'node:crypto';
+import { TEAMS_CACHE_TTL_MS, TenantCache, useTeamsCache } from '../../api/teams/cache';
+import { withTenant } from '../../db/tenancy';
+import { bearer, sessionToken, startApi, type TestApi } from '../support/harness';
+
+// Teams over real HTTP: CRUD, members, group mappings, roles, the hierarchy rule, the per-tenant
+// /teams cache and tenant isolation.
+
+const run = randomUUID().slice(0, 8);
+const tenantA = `teams-a-${run}`;
+const tenantB = `teams-b-${run}`;
+let api: TestApi;
+let clock = Date.now();
+let adminA: { token: string; tenantId: string; userId: string };
+let viewerA: { token: string; userId: string };
+let adminB: { token: string; tenantId: string; userId: string };
+
+beforeAll(async () => {
+  api = await startApi();
+  // The app's /teams cache runs on a clock this file controls.
+  useTeamsCache(api.deps, new TenantCache(TEAMS_CACHE_TTL_MS, () => clock));
+  adminA = await sessionToken({ tenant: tenantA, email: 'admin@a.test', roles: ['admin'] });
+  viewerA = await sessionToken({ tenant: tenantA, email: 'viewer@a.test', roles: ['viewer'] });
+  adminB = await sessionToken({ tenant: tenantB, email: 'admin@b.test', roles: ['admin'] });
+});
+afterAll(() => api.close());
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${api.url}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function createTeam(body: Record<string, unknown>, token = adminA.token) {
+  const res = await call(token, 'POST', '/admin/teams', body);
+  expect(res.status).toBe(201);
+  return res.body as { id: string; slug: string; name: string; parent_id: string | null };
+}
+
+const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 6)}`;
+const slugsOf = (body: { teams: { slug: string }[] }) => body.teams.map((t) => t.slug);
+
+/** A team written straight to the database: no API write, so no cache drop. */
+async function insertBehindTheApi(tenantId: string): Promise<string> {
+  const slug = `hidden-${randomUUID().slice(0, 8)}`;
+  await withTenant(api.deps.db, tenantId, (trx) => trx('teams').insert({ tenant_id: tenantId, name: slug, slug }));
+  return slug;
+}
+
+describe('the /teams cache', () => {
+  test('TenantCache keeps a value for the TTL, expires it after, and drops it on invalidate', () => {
+    let now = 0;
+    const cache = new TenantCache<string>(TEAMS_CACHE_TTL_MS, () => now);
+    cache.set('t1', cache.generation('t1'), 'list');
+    now = TEAMS_CACHE_TTL_MS - 1;
+    expect(cache.get('t1')).toBe('list');
+    expect(cache.get('t2')).toBeUndefined();
+    now = TEAMS_CACHE_TTL_MS;
+    expect(cache.get('t1')).toBeUndefined();
+    cache.set('t1', cache.generation('t1'), 'again');
+    cache.invalidate('t1');
+    expect(cache.get('t1')).toBeUndefined();
+  });
+
+  test('TenantCache never stores a value loaded before an invalidation (a read racing a write)', async () => {
+    const cache = new TenantCache<string>(TEAMS_CACHE_TTL_MS, () => 0);
+    let finishLoad: (value: string) => void = () => {};
+    const loading = cache.getOrLoad('t1', () => new Promise<string>((resolve) => (finishLoad = resolve)));
+    cache.invalidate('t1');
+    finishLoad('stale');
+    expect(await loading).toBe('stale');
+    expect(cache.get('t1')).toBeUndefined();
+  });
+
+  test('GET /teams is served from the per-tenant cache for 3 minutes, then reloaded', async () => {
+    await call(viewerA.token, 'GET', '/teams');
+    const hidden = await insertBehindTheApi(adminA.tenantId);
+    clock += TEAMS_CACHE_TTL_MS - 1000;
+    expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).not.toContain(hidden);
+    clock += 1000;
+    expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).toContain(hidden);
+  });
+
+  test('a team create, update and delete are visible in GET /teams immediately afterwards', async () => {
+    await call(viewerA.token, 'GET', '/teams');
+    const team = await createTeam({ name: uniqueName('Cached') });
+    expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).toContain(team.slug);
+    await call(adminA.token, 'PUT', `/admin/teams/${team.id}`, { name: 'Renamed while cached' });
+    const listed = (await call(viewerA.token, 'GET', '/teams')).body.teams.find((t: { id: string }) => t.id === team.id);
+    expect(listed.name).toBe('Renamed while cached');
+    await call(adminA.token, 'DELETE', `/admin/teams/${team.id}`);
+    expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).not.toContain(team.slug);
+  });
+
+  test('member, mapping and role writes also drop the cache (member_count updates at once)', async () => {
+    const team = await createTeam({ name: uniqueName('Counted') });
+    const writes: [string, string, unknown?][] = [
+      ['POST', `/admin/teams/${team.id}/members`, { user_id: viewerA.userId, role: 'member' }],
+      ['DELETE', `/admin/teams/${team.id}/members/${viewerA.userId}`],
+      ['POST', `/admin/teams/${team.id}/mappings`, { group_name: `cache-${run}`, provider: 'idp-b' }],
+      ['POST', `/admin/teams/${team.id}/roles`, { role_id: 'viewer' }],
+      ['DELETE', `/admin/teams/${team.id}/roles/viewer`],
+    ];
+    for (const [method, path, body] of writes) {
+      await call(viewerA.token, 'GET', '/teams');
+      // A team the cache cannot know about: it shows up only if the write dropped the cache.
+      const hidden = await insertBehindTheApi(adminA.tenantId);
+      expect((await call(adminA.token, method, path, body)).status).toBeLessThan(300);
+      const list = (await call(viewerA.token, 'GET', '/teams')).body;
+      expect({ write: `${method} ${path}`, seen: slugsOf(list).includes(hidden) }).toEqual({ write: `${method} ${path}`, seen: true });
+      if (path.endsWith('/members')) expect(list.teams.find((t: { id: string }) => t.id === team.id).member_count).toBe(1);
+    }
+  });
+});
+
+describe('team CRUD', () => {
+  test('creates a team with a slug derived from the name, reads it by id and by slug, updates it partially, and deletes it', async () => {
+    const name = `Platform Team (EU) ${run}`;
+    const created = await call(adminA.token, 'POST', '/admin/teams', { name, description: 'runs the platform', metadata: { cost_center: 42 } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual(
+      expect.objectContaining({ name, slug: `platform-team-eu-${run}`, description: 'runs the platform', metadata: { cost_center: 42 }, parent_id: null }),
+    );
+    const { id, slug } = created.body;
+
+    expect((await call(adminA.token, 'GET', `/admin/teams/${id}`)).body).toEqual(created.body);
+    const bySlug = await call(viewerA.token, 'GET', `/teams/${slug}`);
+    expect(bySlug.status).toBe(200);
+    expect(bySlug.body).toEqual({ team: created.body, members: [], group_mappings: [], roles: [], audit_log: expect.any(Array) });
+    expect((await call(viewerA.token, 'GET', `/teams/${id}`)).body.team.id).toBe(id);
+
+    const updated = await call(adminA.token, 'PUT', `/admin/teams/${id}`, { description: 'changed' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toEqual(expect.objectContaining({ name, slug, description: 'changed', metadata: { cost_center: 42 } }));
+    expect(new Date(updated.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updated_at).getTime());
+
+    expect((await call(adminA.token, 'DELETE', `/admin/teams/${id}`)).status).toBe(204);
+    expect((await call(adminA.token, 'GET', `/admin/teams/${id}`)).status).toBe(404);
+    expect((await call(viewerA.token, 'GET', `/teams/${slug}`)).status).toBe(404);
+    expect((await call(adminA.token, 'DELETE', `/admin/teams/${id}`)).status).toBe(404);
+  });
+
+  test('the team details carry members, group mappings, roles and the audit entries targeting the team', async () => {
+    const team = await createTeam({ name: uniqueName('Detailed') });
+    await call(adminA.token, 'POST', `/admin/teams/${team.id}/members`, { user_id: viewerA.userId, role: 'lead' });
+    await call(adminA.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: `detail-${run}`, provider: 'idp-d', role: 'viewer' });
+    await call(adminA.token, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'editor' });
+    await call(adminA.token, 'PUT', `/admin/teams/${team.id}`, { metadata: { tier: 1 } });
+
+    const { body } = await call(viewerA.token, 'GET', `/teams/${team.slug}`);
+    expect(body.members).toEqual([{ user_id: viewerA.userId, name: 'viewer', email: 'viewer@a.test', role: 'lead' }]);
+    expect(body.group_mappings).toEqual([{ id: expect.any(String), group_name: `detail-${run}`, provider: 'idp-d', role: 'viewer' }]);
+    expect(body.roles.map((r: { id: string }) => r.id)).toEqual(['editor']);
+    expect(body.audit_log.map((e: { eventType: string }) => e.eventType)).toEqual([
+      'team.updated',
+      'team.role_assigned',
+      'team.mapping_added',
+      'team.member_added',
+      'team.created',
+    ]);
+    expect(body.audit_log[0]).toEqual(expect.objectContaining({ actor: 'admin@a.test', actorType: 'user', status: 'success' }));
+  });
+
+  test('bad team input is a clear 4xx: missing name, bad or uuid-like slug, underivable slug, unknown fields, empty update', async () => {
+    const team = await createTeam({ name: uniqueName('Valid'), slug: `valid-${run}` });
+    const cases: [string, string, unknown, number][] = [
+      ['POST', '/admin/teams', {}, 400],
+      ['POST', '/admin/teams', { name: 'x', slug: 'Not Kebab' }, 400],
+      ['POST', '/admin/teams', { name: 'x', slug: randomUUID() }, 400],
+      ['POST', '/admin/teams', { name: '!!!' }, 400],
+      ['POST', '/admin/teams', { name: 'x', owner: 'me' }, 400],
+      ['POST', '/admin/teams', { name: 'x', metadata: 'not an object' }, 400],
+      ['POST', '/admin/teams', { name: 'x', parent_id: 'nope' }, 400],
+      ['POST', '/admin/teams', { name: 'Other', slug: `valid-${run}` }, 409],
+      ['PUT', `/admin/teams/${team.id}`, {}, 400],
+      ['PUT', `/admin/teams/${team.id}`, { slug: 'renamed' }, 400],
+      ['PUT', `/admin/teams/${randomUUID()}`, { name: 'x' }, 404],
+      ['GET', '/admin/teams/not-a-uuid', undefined, 400],
+      ['GET', `/admin/teams/${randomUUID()}`, undefined, 404],
+      ['DELETE', '/admin/teams/123', undefined, 400],
+    ];
+    for (const [method, path, body, status] of cases) {
+      const res = await call(adminA.token, method, path, body);
+      expect({ method, path, body, status: res.status }).toEqual({ method, path, body, status });
+      expect(res.body.error.message).toEqual(expect.any(String));
+    }
+    await createTeam({ name: `Derived ${run}` });
+    const derived = await call(adminA.token, 'POST', '/admin/teams', { name: `derived  ${run}!` });
+    expect(derived.status).toBe(409);
+    expect(derived.body.error.message).toMatch(/slug/);
+    expect((await call(viewerA.token, 'GET', `/teams/no-such-team-${run}`)).status).toBe(404);
+  });
+
+  test('GET /teams returns every team without limit, pages with limit and cursor, and rejects bad paging input', async () => {
+    for (let i = 0; i < 3; i++) await createTeam({ name: `Paged ${run} ${i}` });
+    const all = (await call(viewerA.token, 'GET', '/teams')).body;
+    expect(all.page).toEqual({ limit: all.teams.length, total: all.teams.length, nextCursor: null, prevCursor: null });
+    expect(all.teams[0]).toEqual(expect.objectContaining({ id: expect.any(String), slug: expect.any(String), member_count: expect.any(Number) }));
+
+    const first = (await call(viewerA.token, 'GET', '/teams?limit=2')).body;
+    expect(first.teams).toEqual(all.teams.slice(0, 2));
+    expect(first.page).toEqual({ limit: 2, total: all.teams.length, nextCursor: expect.any(String), prevCursor: null });
+    const second = (await call(viewerA.token, 'GET', `/teams?limit=2&cursor=${first.page.nextCursor}`)).body;
+    expect(second.teams).toEqual(all.teams.slice(2, 4));
+    expect((await call(viewerA.token, 'GET', '/teams?limit=0')).status).toBe(400);
+    expect((await call(viewerA.token, 'GET', '/teams?limit=101')).status).toBe(400);
+    expect((await call(viewerA.token, 'GET', '/teams?cursor=abc')).status).toBe(400);
+
+    const admin = (await call(adminA.token, 'GET', '/admin/teams?limit=2')).body;
+    expect(admin.teams.map((t: { id: string }) => t.id)).toEqual(all.teams.slice(0, 2).map((t: { id: string }) => t.id));
+    expect(admin.page.total).toBe(all.teams.length);
+  });
+});
+
+describe('team hierarchy', () => {
+  test('a parent must be a team of the tenant, and no move may make a team its own ancestor', async () => {
+    const a = await createTeam({ name: uniqueName('Root') });
+    const b = await createTeam({ name: uniqueName('Middle'), parent_id: a.id });
+    const c = await createTeam({ name: uniqueName('Leaf'), parent_id: b.id });
+    expect(c.parent_id).toBe(b.id);
+
+    const self = await call(adminA.token, 'PUT', `/admin/teams/${a.id}`, { parent_id: a.id });
+    expect(self.status).toBe(409);
+    expect(self.body.error.message).toMatch(/own parent/);
+    const cycle = await call(adminA.token, 'PUT', `/admin/teams/${a.id}`, { parent_id: c.id });
+    expect(cycle.status).toBe(409);
+    expect(cycle.body.error.message).toMatch(/own ancestor/);
+    expect((await call(adminA.token, 'PUT', `/admin/teams/${b.id}`, { parent_id: c.id })).status).toBe(409);
+    expect((await call(adminA.token, 'GET', `/admin/teams/${a.id}`)).body.parent_id).toBeNull();
+
+    const missing = await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: randomUUID() });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details).toEqual([{ field: 'body.parent_id', message: 'no such team' }]);
+    expect((await call(adminA.token, 'POST', '/admin/teams', { name: 'orphan', parent_id: randomUUID() })).status).toBe(400);
+
+    // Allowed moves: a leaf under the root, and clearing a parent.
+    expect((await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: a.id })).body.parent_id).toBe(a.id);
+    expect((await call(adminA.token, 'PUT', `/admin/teams/${b.id}`, { parent_id: null })).body.parent_id).toBeNull();
+  });
+
+  test('deleting a parent keeps its children, without a parent', async () => {
+    const parent = await createTeam({ name: uniqueName('Parent') });
+    const child = await createTeam({ name: uniqueName('Child'), parent_id: parent.id });
+    expect((await call(adminA.token, 'DELETE', `/admin/teams/${parent.id}`)).status).toBe(204);
+    expect((await call(adminA.token, 'GET', `/admin/teams/${child.id}`)).body.parent_id).toBeNull();
+  });
+});
+
+describe('members, mappings and roles', () => {
+  test('members: add, list, duplicate 409, unknown user 404, bad role 400, remove, remove again 404', async () => {
+    const team = await createTeam({ name: uniqueName('Members') });
+    const path = `/admin/teams/${team.id}/members`;
+    const added = await call(adminA.token, 'POST', path, { user_id: viewerA.userId, role: 'member' });
+    expect(added.status).toBe(201);
+    expect(added.body).toEqual({ user_id: viewerA.userId, name: 'viewer', email: 'viewer@a.test', role: 'member' });
+    expect((await call(adminA.token, 'GET', path)).body).toEqual({ members: [added.body] });
+    expect((await call(adminA.token, 'POST', path, { user_id: viewerA.userId, role: 'lead' })).status).toBe(409);
+    expect((await call(adminA.token, 'POST', path, { user_id: randomUUID(), role: 'member' })).status).toBe(404);
+    expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId, role: 'owner' })).status).toBe(400);
+    expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId })).status).toBe(400);
+    expect((await call(adminA.token, 'POST', `/admin/teams/${randomUUID()}/members`, { user_id: adminA.userId, role: 'member' })).status).toBe(404);
+    expect((await call(adminA.token, 'DELETE', `${path}/${viewerA.userId}`)).status).toBe(204);
+    expect((await call(adminA.token, 'DELETE', `${path}/${viewerA.userId}`)).status).toBe(404);
+    expect((await call(adminA.token, 'DELETE', `${path}/nope`)).status).toBe(400);
+  });
+
+  test('mappings: add with the default role, list, duplicate 409, bad provider 400, remove; another team cannot remove it', async () => {
+    const team = await createTeam({ name: uniqueName('Mapped') });
+    const other = await createTeam({ name: uniqueName('Other') });
+    const path = `/admin/teams/${team.id}/mappings`;
+    const added = await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a' });
+    expect(added.status).toBe(201);
+    expect(added.body).toEqual({ id: expect.any(String), group_name: `eng-${run}`, provider: 'idp-a', role: 'member' });
+    expect((await call(adminA.token, 'GET', path)).body).toEqual({ mappings: [added.body] });
+    expect((await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a', role: 'lead' })).status).toBe(409);
+    expect((await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-b' })).status).toBe(201);
+    expect((await call(adminA.token, 'POST', path, { group_name: 'x', provider: 'okta' })).status).toBe(400);
+    expect((await call(adminA.token, 'POST', path, { group_name: '', provider: 'idp-a' })).status).toBe(400);
+    expect((await call(adminA.token, 'DELETE', `/admin/teams/${other.id}/mappings/${added.body.id}`)).status).toBe(404);
+    expect((await call(adminA.token, 'DELETE', `${path}/${added.body.id}`)).status).toBe(204);
+    expect((await call(adminA.token, 'DELETE', `${path}/${added.body.id}`)).status).toBe(404);
+  });
+
+  test('team roles: add by built-in name or bundle name (stored as its id), list, duplicate 409, unknown 404, remove by either', async () => {
+    const team = await createTeam({ name: uniqueName('Roled') });
+    const bundle = (await call(adminA.token, 'POST', '/admin/role-bundles', { name: `team-bundle-${run}`, permissions: ['forge:read'] })).body;
+    const path = `/admin/teams/${team.id}/roles`;
+    expect((await call(adminA.token, 'POST', path, { role_id: 'viewer' })).status).toBe(201);
+    const byName = await call(adminA.token, 'POST', path, { role_id: bundle.name });
+    expect(byName.status).toBe(201);
+    expect(byName.body).toEqual(expect.objectContaining({ id: bundle.id, name: bundle.name, built_in: false }));
+    expect((await call(adminA.token, 'GET', path)).body.roles.map((r: { id: string }) => r.id)).toEqual(['viewer', bundle.id]);
+    expect((await call(adminA.token, 'POST', path, { role_id: bundle.id })).status).toBe(409);
+    expect((await call(adminA.token, 'POST', path, { role_id: 'root' })).status).toBe(404);
+    expect((await call(adminA.token, 'POST', path, { role: 'viewer' })).status).toBe(400);
+    expect((await call(adminA.token, 'DELETE', `${path}/${encodeURIComponent(bundle.name)}`)).status).toBe(204);
+    expect((await call(adminA.token, 'DELETE', `${path}/viewer`)).status).toBe(204);
+    expect((await call(adminA.token, 'DELETE', `${path}/viewer`)).status).toBe(404);
+  });
+});
+
+describe('access', () => {
+  test('a viewer may read /teams but gets 403 on every /admin/teams endpoint', async () => {
+    const team = await createTeam({ name: uniqueName('Guarded') });
+    expect((await call(viewerA.token, 'GET', '/teams')).status).toBe(200);
+    const denied: [string, string, unknown?][] = [
+      ['GET', '/admin/teams'],
+      ['POST', '/admin/teams', { name: 'x' }],
+      ['GET', `/admin/teams/${team.id}`],
+      ['PUT', `/admin/teams/${team.id}`, { name: 'x' }],
+      ['DELETE', `/admin/teams/${team.id}`],
+      ['GET', `/admin/teams/${team.id}/members`],
+      ['POST', `/admin/teams/${team.id}/members`, { user_id: viewerA.userId, role: 'lead' }],
+      ['DELETE', `/admin/teams/${team.id}/members/${viewerA.userId}`],
+      ['GET', `/admin/teams/${team.id}/mappings`],
+      ['POST', `/admin/teams/${team.id}/mappings`, { group_name: 'g', provider: 'idp-a' }],
+      ['DELETE', `/admin/teams/${team.id}/mappings/${randomUUID()}`],
+      ['GET', `/admin/teams/${team.id}/roles`],
+      ['POST', `/admin/teams/${team.id}/roles`, { role_id: 'admin' }],
+      ['DELETE', `/admin/teams/${team.id}/roles/admin`],
+    ];
+    for (const [method, path, body] of denied) {
+      const res = await call(viewerA.token, method, path, body);
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 });
+    }
+  });
+});
+
+describe('tenant isolation', () => {
+  test("tenant B's admin gets 404 on every endpoint for tenant A's team, and B's lists never include A's teams", async () => {
+    const team = await createTeam({ name: uniqueName('A secret') });
+    await call(adminA.token, 'POST', `/admin/teams/${team.id}/members`, { user_id: viewerA.userId, role: 'lead' });
+    const mapping = (await call(adminA.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: 'a-group', provider: 'idp-a' })).body;
+    await call(adminA.token, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'viewer' });
+
+    const attempts: [string, string, unknown?][] = [
+      ['GET', `/teams/${team.id}`],
+      ['GET', `/teams/${team.slug}`],
+      ['GET', `/admin/teams/${team.id}`],
+      ['PUT', `/admin/teams/${team.id}`, { name: 'stolen' }],
+      ['DELETE', `/admin/teams/${team.id}`],
+      ['GET', `/admin/teams/${team.id}/members`],
+      ['POST', `/admin/teams/${team.id}/members`, { user_id: adminB.userId, role: 'lead' }],
+      ['DELETE', `/admin/teams/${team.id}/members/${viewerA.userId}`],
+      ['GET', `/admin/teams/${team.id}/mappings`],
+      ['POST', `/admin/teams/${team.id}/mappings`, { group_name: 'b', provider: 'idp-a' }],
+      ['DELETE', `/admin/teams/${team.id}/mappings/${mapping.id}`],
+      ['GET', `/admin/teams/${team.id}/roles`],
+      ['POST', `/admin/teams/${team.id}/roles`, { role_id: 'admin' }],
+      ['DELETE', `/admin/teams/${team.id}/roles/viewer`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const res = await call(adminB.token, method, path, body);
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+    }
+    // B cannot hang its team under A's, nor add A's user to its own team.
+    expect((await call(adminB.token, 'POST', '/admin/teams', { name: 'b child', parent_id: team.id })).status).toBe(400);
+    const teamB = await createTeam({ name: uniqueName('B team') }, adminB.token);
+    expect((await call(adminB.token, 'PUT', `/admin/teams/${teamB.id}`, { parent_id: team.id })).status).toBe(400);
+    expect((await call(adminB.token, 'POST', `/admin/teams/${teamB.id}/members`, { user_id: viewerA.userId, role: 'lead' })).status).toBe(404);
+
+    expect(slugsOf((await call(adminB.token, 'GET', '/teams')).body)).toEqual([teamB.slug]);
+    expect(slugsOf((await call(adminB.token, 'GET', '/admin/teams')).body)).toEqual([teamB.slug]);
+    // The same slug is free in another tenant.
+    expect((await call(adminB.token, 'POST', '/admin/teams', { name: team.name, slug: team.slug })).status).toBe(201);
+
+    const intact = (await call(adminA.token, 'GET', `/teams/${team.id}`)).body;
+    expect(intact.team.name).toBe(team.name);
+    expect(intact.members).toHaveLength(1);
+    expect(intact.group_mappings).toHaveLength(1);
+    expect(intact.roles).toHaveLength(1);
+  });
+});
