@@ -1,8 +1,15 @@
 import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
+import { moldRoutes } from './forge/moldRoutes';
+import { runRoutes } from './forge/runRoutes';
+import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
+import { roleRoutes } from './roles/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
+import { teamRoutes } from './teams/routes';
+import { userRoutes } from './users/routes';
 
 /** Every domain's /api/v1 endpoints. A domain adds its routes.ts export here. */
-export const apiRoutes: RouteDefinition[] = [...systemRoutes, ...sessionRoutes, ...apiKeyRoutes, ...auditRoutes];
+export const apiRoutes: RouteDefinition[] = [...systemRoutes, ...sessionRoutes, ...apiKeyRoutes, ...auditRoutes,
+  ...roleRoutes, ...teamRoutes, ...userRoutes, ...groupRoutes, ...moldRoutes, ...runRoutes];

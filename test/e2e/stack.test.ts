@@ -1,48 +1,20 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { jsonOf, startApi } from '../support/harness';
+import { launch, ROOT, stop, until } from '../support/processes';
 
 // Black box: the real entry points as separate processes, as `npm start` runs them.
-const ROOT = path.join(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const PORT = 18000 + Math.floor(Math.random() * 1000);
 const BASE = `http://127.0.0.1:${PORT}`;
-
-function launch(script: string): ChildProcess {
-  const child = spawn(TSX, [script], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
-  return child;
-}
-
-async function until<T>(what: string, seconds: number, attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    const value = await attempt().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`${what} not reached within ${seconds}s`);
-}
-
-async function stopCleanly(child: ChildProcess): Promise<number | null> {
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const [code] = await exited;
-  return code as number | null;
-}
+const serve = { PORT: String(PORT), HOST: '127.0.0.1' };
 
 describe('the API and worker processes', () => {
   let api: ChildProcess;
   let workers: ChildProcess;
   let token: string;
   beforeAll(async () => {
-    api = launch('api/server.ts');
+    api = launch('api/server.ts', [], serve);
     workers = launch('workers/main.ts');
     // The operator CLI, as a user would run it: its only output is the token.
     const { stdout } = await promisify(execFile)(path.join(ROOT, 'scripts', 'shipyard.js'), [
@@ -85,8 +57,8 @@ describe('the API and worker processes', () => {
   });
 
   test('stop cleanly on SIGTERM: exit code 0, and the port is released', async () => {
-    expect(await stopCleanly(api)).toBe(0);
-    expect(await stopCleanly(workers)).toBe(0);
+    expect(await stop(api)).toBe(0);
+    expect(await stop(workers)).toBe(0);
     await expect(fetch(`${BASE}/healthz`)).rejects.toThrow();
   }, 60_000);
 });

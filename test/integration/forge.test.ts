@@ -1,34 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { moldRoutes } from '../../api/forge/moldRoutes';
-import { runRoutes } from '../../api/forge/runRoutes';
 import { apiRoutes } from '../../api/routes';
+import { startTarget, type Target } from '../support/httpTarget';
 import { bearer, jsonOf, sessionToken, startApi, startWorkers, type TestApi, type TestWorkers } from '../support/harness';
 
 // Molds and runs through HTTP, runs executed by a real forge worker on the real Temporal server.
-
-/** A plain HTTP endpoint for api-call actions: records requests, answers with a set status. */
-interface Target {
-  url: string;
-  requests: { method: string; path: string; body: string }[];
-  status: number;
-  close(): Promise<void>;
-}
-async function startTarget(): Promise<Target> {
-  const target = { requests: [] as Target['requests'], status: 200 } as Target;
-  const server: Server = createServer(async (req: IncomingMessage, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    target.requests.push({ method: req.method ?? '', path: req.url ?? '', body });
-    res.statusCode = target.status;
-    res.end(JSON.stringify({ ok: target.status < 400 }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  target.close = () => new Promise((resolve) => server.close(() => resolve()));
-  return target;
-}
 
 const run = randomUUID().slice(0, 8);
 let api: TestApi;
@@ -38,7 +13,7 @@ let writer: string;
 let viewer: string;
 beforeAll(async () => {
   workers = await startWorkers(['forge']);
-  api = await startApi({ routes: [...apiRoutes, ...moldRoutes, ...runRoutes] });
+  api = await startApi({ routes: apiRoutes });
   target = await startTarget();
   writer = (await sessionToken({ tenant: `forge-${run}`, email: 'dev@forge.test', roles: ['admin'] })).token;
   viewer = (await sessionToken({ tenant: `forge-${run}`, email: 'reader@forge.test', roles: ['viewer'] })).token;

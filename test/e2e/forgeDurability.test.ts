@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { apiRoutes } from '../../api/routes';
+import { bearer, jsonOf, sessionToken, startApi, type TestApi } from '../support/harness';
+import { startTarget, type Target } from '../support/httpTarget';
+import { launch, stop, until } from '../support/processes';
+
+// Durability: a forge worker process killed mid-action, and an API restarted mid-run, lose
+// nothing: another worker picks the action up again and the run completes.
+let target: Target;
+let token: string;
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  target = await startTarget();
+  token = (await sessionToken({ tenant: `durable-${randomUUID().slice(0, 8)}`, email: 'ops@durable.test', roles: ['admin'] })).token;
+});
+afterAll(async () => {
+  for (const worker of workers) await stop(worker, 'SIGKILL');
+  await target.close();
+});
+
+async function call(api: TestApi, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${api.url}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return jsonOf(res);
+}
+
+test('killing the forge worker mid-action and restarting the API: the run still completes', async () => {
+  target.delayMs = 4000;
+  let api = await startApi({ routes: apiRoutes });
+  workers.push(launch('workers/main.ts', ['forge']));
+  const mold = await call(api, 'POST', '/forge/molds', {
+    slug: `durable-${randomUUID().slice(0, 6)}`,
+    name: 'durable',
+    actions: [
+      { name: 'slow-call', type: 'api-call', config: { url: `${target.url}/slow`, timeout_seconds: 20 } },
+      { name: 'gate', type: 'approval' },
+      { name: 'finish', type: 'script', config: { script: 'echo finished' } },
+    ],
+  });
+  const run = await call(api, 'POST', '/forge/runs', { mold_slug: mold.slug, parameters: {} });
+
+  // The first worker has the HTTP call in flight: kill it without any chance to clean up.
+  await until('the action in flight', 60, async () => (target.requests.length >= 1 ? true : undefined));
+  await stop(workers[0], 'SIGKILL');
+  target.delayMs = 0;
+  workers.push(launch('workers/main.ts', ['forge']));
+
+  // Temporal notices the missing heartbeats and retries the action on the new worker.
+  await until('the approval gate', 90, async () => ((await call(api, 'GET', `/forge/runs/${run.id}`)).status === 'awaiting_approval' ? true : undefined));
+  expect(target.requests.length).toBeGreaterThanOrEqual(2);
+
+  // A new API instance sees the same run and can decide on it.
+  await api.close();
+  api = await startApi({ routes: apiRoutes });
+  try {
+    await call(api, 'POST', `/forge/runs/${run.id}/approve`);
+    const done = await until('completion', 60, async () => {
+      const current = await call(api, 'GET', `/forge/runs/${run.id}`);
+      return ['completed', 'failed', 'cancelled'].includes(current.status) ? current : undefined;
+    });
+    expect(done.status).toBe('completed');
+    expect(done.steps.map((s: { status: string }) => s.status)).toEqual(['completed', 'completed', 'completed']);
+  } finally {
+    await api.close();
+  }
+}, 180_000);

@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+
+// Real entry points as separate processes, as `npm start` and the containers run them.
+export const ROOT = path.join(__dirname, '..', '..');
+
+/**
+ * Runs a TypeScript entry point (with the test environment) and relays its stderr. Node loads
+ * tsx in-process: the `tsx` binary would fork a second process that a SIGKILL leaves running.
+ */
+export function launch(script: string, args: string[] = [], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
+  return child;
+}
+
+/** Polls `attempt` until it yields a value, or fails after `seconds`. */
+export async function until<T>(what: string, seconds: number, attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    const value = await attempt().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${what} not reached within ${seconds}s`);
+}
+
+/** Sends a signal and resolves with the exit code once the process is gone. */
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  const [code] = await exited;
+  return code as number | null;
+}
