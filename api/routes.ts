@@ -4,6 +4,7 @@ import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
+import { integrationRoutes } from './integrations/routes';
 import { roleRoutes } from './roles/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
@@ -12,4 +13,5 @@ import { userRoutes } from './users/routes';
 
 /** Every domain's /api/v1 endpoints. A domain adds its routes.ts export here. */
 export const apiRoutes: RouteDefinition[] = [...systemRoutes, ...sessionRoutes, ...apiKeyRoutes, ...auditRoutes,
-  ...roleRoutes, ...teamRoutes, ...userRoutes, ...groupRoutes, ...moldRoutes, ...runRoutes];
+  ...roleRoutes, ...teamRoutes, ...userRoutes, ...groupRoutes, ...moldRoutes, ...runRoutes,
+  ...integrationRoutes];

@@ -1,10 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import { activeIntegrationOfType } from '../../api/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
 import { withTenant } from '../../db/tenancy';
 import type { RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
+import { vcsHostAction, type VcsHostActionConfig } from './vcsHost';
 
 interface RunRef {
   tenantId: string;
@@ -70,6 +72,13 @@ export function createForgeActivities({ db }: { db: Knex }) {
             if (result.output) await log(result.output);
             if (result.truncated) await log(`${step.name}: output truncated`, 'warn');
             return { exit_code: result.exit_code, truncated: result.truncated };
+          }
+          case 'vcs-host-a-action': {
+            // The integration is read in its own short transaction, not held open over the call.
+            const findIntegration = (id?: string) => inTenant(input, (trx) => activeIntegrationOfType(trx, 'vcs-host-a', id));
+            const result = await vcsHostAction(findIntegration, config as unknown as VcsHostActionConfig, parameters, context.cancellationSignal);
+            await log(`${step.name}: source host answered HTTP ${result.status}`);
+            return result;
           }
           default:
             throw ApplicationFailure.nonRetryable(`action type ${step.type} cannot run in this version`, 'UnsupportedAction');

@@ -46,6 +46,9 @@ export interface ActivityItem {
   action: string;
   status: string;
   errorMessage: string | null;
+  /** What the action was on, e.g. `team` and its id; null for tenant-wide events. */
+  targetType: string | null;
+  targetId: string | null;
   createdAt: string;
 }
 
@@ -56,6 +59,8 @@ interface AuditRow {
   action: string;
   status: string;
   error_message: string | null;
+  target_type: string | null;
+  target_id: string | null;
   created_at: Date;
 }
 
@@ -70,7 +75,7 @@ export async function recentActivity(trx: Knex, limit: number, target?: { type: 
       { column: 'id', order: 'desc' },
     ])
     .limit(limit)
-    .select('event_type', 'actor', 'actor_type', 'action', 'status', 'error_message', 'created_at');
+    .select('event_type', 'actor', 'actor_type', 'action', 'status', 'error_message', 'target_type', 'target_id', 'created_at');
   return rows.map((row: AuditRow) => ({
     eventType: row.event_type,
     actor: row.actor,
@@ -78,6 +83,8 @@ export async function recentActivity(trx: Knex, limit: number, target?: { type: 
     action: row.action,
     status: row.status,
     errorMessage: row.error_message,
+    targetType: row.target_type,
+    targetId: row.target_id,
     createdAt: new Date(row.created_at).toISOString(),
   }));
 }

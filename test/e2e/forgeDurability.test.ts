@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { apiRoutes } from '../../api/routes';
-import { bearer, jsonOf, sessionToken, startApi, type TestApi } from '../support/harness';
+import { callApi, sessionToken, startApi } from '../support/harness';
 import { startTarget, type Target } from '../support/httpTarget';
 import { launch, stop, until } from '../support/processes';
 
@@ -20,20 +20,11 @@ afterAll(async () => {
   await target.close();
 });
 
-async function call(api: TestApi, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${api.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return jsonOf(res);
-}
-
 test('killing the forge worker mid-action and restarting the API: the run still completes', async () => {
   target.delayMs = 4000;
   let api = await startApi({ routes: apiRoutes });
   workers.push(launch('workers/main.ts', ['forge']));
-  const mold = await call(api, 'POST', '/forge/molds', {
+  const { body: mold } = await callApi(api, token, 'POST', '/forge/molds', {
     slug: `durable-${randomUUID().slice(0, 6)}`,
     name: 'durable',
     actions: [
@@ -42,7 +33,7 @@ test('killing the forge worker mid-action and restarting the API: the run still 
       { name: 'finish', type: 'script', config: { script: 'echo finished' } },
     ],
   });
-  const run = await call(api, 'POST', '/forge/runs', { mold_slug: mold.slug, parameters: {} });
+  const { body: run } = await callApi(api, token, 'POST', '/forge/runs', { mold_slug: mold.slug, parameters: {} });
 
   // The first worker has the HTTP call in flight: kill it without any chance to clean up.
   await until('the action in flight', 60, async () => (target.requests.length >= 1 ? true : undefined));
@@ -51,16 +42,16 @@ test('killing the forge worker mid-action and restarting the API: the run still 
   workers.push(launch('workers/main.ts', ['forge']));
 
   // Temporal notices the missing heartbeats and retries the action on the new worker.
-  await until('the approval gate', 90, async () => ((await call(api, 'GET', `/forge/runs/${run.id}`)).status === 'awaiting_approval' ? true : undefined));
+  await until('the approval gate', 90, async () => ((await callApi(api, token, 'GET', `/forge/runs/${run.id}`)).body.status === 'awaiting_approval' ? true : undefined));
   expect(target.requests.length).toBeGreaterThanOrEqual(2);
 
   // A new API instance sees the same run and can decide on it.
   await api.close();
   api = await startApi({ routes: apiRoutes });
   try {
-    await call(api, 'POST', `/forge/runs/${run.id}/approve`);
+    await callApi(api, token, 'POST', `/forge/runs/${run.id}/approve`);
     const done = await until('completion', 60, async () => {
-      const current = await call(api, 'GET', `/forge/runs/${run.id}`);
+      const { body: current } = await callApi(api, token, 'GET', `/forge/runs/${run.id}`);
       return ['completed', 'failed', 'cancelled'].includes(current.status) ? current : undefined;
     });
     expect(done.status).toBe('completed');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, sessionToken, startApi, type TestApi } from '../support/harness';
+import { sessionToken, startApi, type TestApi, callApi } from '../support/harness';
 
 // Roles, role bundles and group roles over real HTTP, including how a user with no direct role
 // gains and loses permissions through teams and identity-provider groups.
@@ -22,16 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${api.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string, method: string, path: string, body?: unknown) => callApi(api, token, method, path, body);
 
 const newBundle = async (token: string, permissions: string[] = ['catalog:read'], name = `bundle-${randomUUID().slice(0, 6)}`) => {
   const res = await call(token, 'POST', '/admin/role-bundles', { name, description: 'test bundle', permissions });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TEAMS_CACHE_TTL_MS, TenantCache, useTeamsCache } from '../../api/teams/cache';
 import { withTenant } from '../../db/tenancy';
-import { bearer, sessionToken, startApi, type TestApi } from '../support/harness';
+import { sessionToken, startApi, type TestApi, callApi } from '../support/harness';
 
 // Teams over real HTTP: CRUD, members, group mappings, roles, the hierarchy rule, the per-tenant
 // /teams cache and tenant isolation.
@@ -25,16 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${api.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string, method: string, path: string, body?: unknown) => callApi(api, token, method, path, body);
 
 async function createTeam(body: Record<string, unknown>, token = adminA.token) {
   const res = await call(token, 'POST', '/admin/teams', body);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, sessionToken, startApi, type TestApi } from '../support/harness';
+import { sessionToken, startApi, type TestApi, callApi } from '../support/harness';
 
 // Users over real HTTP: the shape C listings, search, the user detail and tenant isolation.
 
@@ -35,16 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${api.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string, method: string, path: string, body?: unknown) => callApi(api, token, method, path, body);
 
 const emailsOf = (users: { email: string }[]) => users.map((u) => u.email);
 const ALL_EMAILS = [...PEOPLE.map(([email]) => email), 'zz-admin@a.test', 'zz-viewer@a.test'];

@@ -77,3 +77,18 @@ export async function sessionToken(request: DevTokenRequest): Promise<{ token: s
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A JSON reply: the status and the parsed body (null when there is none, as for a 204). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Reply = { status: number; body: any };
+
+/** One JSON call to `api`'s /api/v1 as the bearer of `token`. */
+export async function callApi(api: TestApi, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
+  const res = await fetch(`${api.url}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}

@@ -1,0 +1,40 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { activeIntegrationOfType } from '../../api/integrations/store';
+import { httpAction, type HttpActionResult } from './apiCall';
+import { renderTemplate } from './template';
+
+export interface VcsHostActionConfig {
+  method?: string;
+  path: string;
+  body?: unknown;
+  integration_id?: string;
+  timeout_seconds?: number;
+}
+
+/**
+ * A call to the source host's REST API with the tenant's vcs-host-a integration: its base URL
+ * and token are read here, inside the activity, so the token never enters workflow history.
+ */
+export async function vcsHostAction(
+  findIntegration: (id?: string) => ReturnType<typeof activeIntegrationOfType>,
+  config: VcsHostActionConfig,
+  parameters: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<HttpActionResult> {
+  const found = await findIntegration(config.integration_id);
+  if ('problem' in found) throw ApplicationFailure.nonRetryable(found.problem, 'IntegrationUnavailable');
+  const { base_url, token } = found.integration.config as { base_url: string; token: string };
+  // Values are encoded into the path: a parameter can fill a segment but not add or climb any.
+  const path = String(renderTemplate(config.path, parameters, encodeURIComponent));
+  return httpAction(
+    {
+      method: config.method ?? 'POST',
+      url: `${base_url.replace(/\/+$/, '')}${path}`,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      body: config.body,
+      timeoutSeconds: config.timeout_seconds ?? 30,
+    },
+    parameters,
+    signal,
+  );
+}

@@ -1,0 +1,76 @@
+import type { FromSchema } from 'json-schema-to-ts';
+
+// Integration request and record shapes, defined once.
+
+export const INTEGRATION_TYPES = ['vcs-host-a', 'vcs-host-b', 'incident-tool-a', 'incident-tool-b', 'monitoring-tool-a', 'custom'] as const;
+export const INTEGRATION_STATUSES = ['active', 'inactive', 'error'] as const;
+
+/**
+ * Config keys that hold credentials. They are write-only: stored, used by the workers, never
+ * returned (a response lists which are set under `secrets`).
+ */
+export const SECRET_CONFIG_KEYS = ['token', 'secret', 'password', 'api_key', 'client_secret', 'private_key'] as const;
+
+const HTTP_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 } as const;
+
+/** Per type, what its config must hold; types without an entry take any object. */
+export const integrationConfigSchemas = {
+  'vcs-host-a': {
+    type: 'object',
+    required: ['base_url', 'token'],
+    properties: {
+      base_url: { ...HTTP_URL, description: 'The source host REST API root, e.g. https://api.vcs-host-a.example' },
+      token: { type: 'string', minLength: 1, maxLength: 4096 },
+      organization: { type: 'string', maxLength: 200 },
+    },
+  },
+} as const;
+
+const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const config = { type: 'object', maxProperties: 100 } as const;
+
+const typedConfigRules = Object.entries(integrationConfigSchemas).map(([type, schema]) => ({
+  if: { properties: { type: { const: type } }, required: ['type'] },
+  then: { properties: { config: schema } },
+}));
+
+export const createIntegrationSchema = {
+  type: 'object',
+  required: ['name', 'type', 'config'],
+  properties: { name, type: { type: 'string', enum: INTEGRATION_TYPES }, config },
+  additionalProperties: false,
+  allOf: typedConfigRules,
+} as const;
+
+export const updateIntegrationSchema = {
+  type: 'object',
+  minProperties: 1,
+  properties: { name, config, status: { type: 'string', enum: INTEGRATION_STATUSES } },
+  additionalProperties: false,
+} as const;
+
+export const integrationSchema = {
+  type: 'object',
+  required: ['id', 'name', 'type', 'status', 'config', 'secrets', 'created_at'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    type: { type: 'string', enum: INTEGRATION_TYPES },
+    status: { type: 'string', enum: INTEGRATION_STATUSES },
+    config: { type: 'object', description: 'The config without its secret keys' },
+    secrets: { type: 'array', items: { type: 'string' }, description: 'Secret config keys that are set (values never returned)' },
+    last_sync: { type: ['string', 'null'], format: 'date-time' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const integrationIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', format: 'uuid' } },
+} as const;
+
+export type IntegrationType = (typeof INTEGRATION_TYPES)[number];
+export type CreateIntegrationRequest = FromSchema<typeof createIntegrationSchema>;
+export type UpdateIntegrationRequest = FromSchema<typeof updateIntegrationSchema>;
