@@ -2,11 +2,13 @@ import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as TemporalClient, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
+import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
 import { ApiKeyCache } from './auth/apiKeyCache';
 import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from './auth/sessionTokens';
 import type { Config } from './config';
+import { createTeamsCache, type TeamsCache } from './teams/cache';
 
 /** The long-lived clients a request may use, created once per process. */
 export interface AppDeps {
@@ -19,7 +21,11 @@ export interface AppDeps {
   elastic: ElasticClient;
   temporal: TemporalClient;
   authenticator: Authenticator;
+  /** Postgres notifications that keep this process's caches in step with the others. */
+  changes: ChangeListener;
   apiKeyCache: ApiKeyCache;
+  /** GET /teams per tenant; replaceable (a test gives it its own clock). */
+  teamsCache: TeamsCache;
 }
 
 export function createLogger(config: Config, name: string): Logger {
@@ -45,8 +51,10 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   });
   const db = createPool(config.database.appUrl, config.database.poolMax);
   const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)));
-  const apiKeyCache = new ApiKeyCache(config.database.appUrl, logger);
-  await apiKeyCache.start();
+  const changes = new ChangeListener(config.database.appUrl, logger);
+  const apiKeyCache = new ApiKeyCache(changes);
+  const teamsCache = createTeamsCache(changes);
+  await changes.start();
   const verifySession = await createSessionVerifier(config);
   return {
     config,
@@ -56,11 +64,13 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
     temporal: new TemporalClient({ connection, namespace: config.temporal.namespace }),
     authenticator: new Authenticator({ db, system, verifySession, apiKeyCache, logger }),
+    changes,
     apiKeyCache,
+    teamsCache,
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
-  await deps.apiKeyCache.close();
+  await deps.changes.close();
   await Promise.allSettled([deps.db.destroy(), deps.system.destroy(), deps.elastic.close(), deps.temporal.connection.close()]);
 }

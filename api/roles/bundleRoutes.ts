@@ -116,7 +116,7 @@ export const bundleRoutes = [
         metadata: { name: removed.name, user_assignments: removed.users, team_assignments: removed.teamIds.length, group_assignments: removed.groups },
       });
       if (removed.teamIds.length) {
-        dropTeamsCache(deps, db, auth.tenantId);
+        await dropTeamsCache(deps, db, auth.tenantId);
         await recordTeamAudits(db, auth, removed.teamIds, {
           eventType: 'team.role_unassigned',
           action: 'unassign_role',

@@ -1,15 +1,20 @@
 import type { Knex } from 'knex';
+import type { ChangeListener } from '../../db/notifications';
 import type { AppDeps } from '../deps';
+import type { TeamListItem } from './store';
 
 export type Clock = () => number;
 
 /** The spec's /teams cache lifetime. */
 export const TEAMS_CACHE_TTL_MS = 3 * 60 * 1000;
+/** Postgres channel on which a team write is announced, with the tenant id as payload. */
+export const TEAMS_CHANGED_CHANNEL = 'shipyard_teams_changed';
 
 /**
  * One value per tenant, kept for a fixed time. Every invalidation bumps the tenant's
  * generation, and a value loaded before an invalidation is never stored: a read that raced a
- * write cannot put the old list back.
+ * write cannot put the old list back. While `isLive` is false (invalidations could be missed)
+ * it stores and serves nothing.
  */
 export class TenantCache<T> {
   private readonly entries = new Map<string, { value: T; storedAt: number }>();
@@ -18,10 +23,11 @@ export class TenantCache<T> {
   constructor(
     private readonly ttlMs: number,
     private readonly now: Clock = Date.now,
+    private readonly isLive: () => boolean = () => true,
   ) {}
 
   get(tenantId: string): T | undefined {
-    const entry = this.entries.get(tenantId);
+    const entry = this.isLive() ? this.entries.get(tenantId) : undefined;
     if (!entry) return undefined;
     if (this.now() - entry.storedAt >= this.ttlMs) {
       this.entries.delete(tenantId);
@@ -36,13 +42,17 @@ export class TenantCache<T> {
   }
 
   set(tenantId: string, generation: number, value: T): void {
-    if (generation !== this.generation(tenantId)) return;
+    if (generation !== this.generation(tenantId) || !this.isLive()) return;
     this.entries.set(tenantId, { value, storedAt: this.now() });
   }
 
   invalidate(tenantId: string): void {
     this.entries.delete(tenantId);
     this.generations.set(tenantId, this.generation(tenantId) + 1);
+  }
+
+  clear(): void {
+    for (const tenantId of this.entries.keys()) this.invalidate(tenantId);
   }
 
   async getOrLoad(tenantId: string, load: () => Promise<T>): Promise<T> {
@@ -55,35 +65,28 @@ export class TenantCache<T> {
   }
 }
 
-// One cache per app instance, without a field on the shared AppDeps: a test can run several
-// apps in one process and each keeps its own cache.
-const caches = new WeakMap<AppDeps, TenantCache<unknown>>();
+export type TeamsCache = TenantCache<TeamListItem[]>;
 
-export function teamsCacheFor<T>(deps: AppDeps): TenantCache<T> {
-  let cache = caches.get(deps);
-  if (!cache) {
-    cache = new TenantCache<unknown>(TEAMS_CACHE_TTL_MS);
-    caches.set(deps, cache);
-  }
-  return cache as TenantCache<T>;
-}
-
-/** Lets a test give an app a cache with its own clock. */
-export function useTeamsCache(deps: AppDeps, cache: TenantCache<unknown>): void {
-  caches.set(deps, cache);
+/** This process's /teams cache, dropped by a team write in any API process. */
+export function createTeamsCache(changes: ChangeListener, now: Clock = Date.now): TeamsCache {
+  const cache = new TenantCache<TeamListItem[]>(TEAMS_CACHE_TTL_MS, now, () => changes.listening);
+  changes.on(TEAMS_CHANGED_CHANNEL, (tenantId) => cache.invalidate(tenantId));
+  changes.onLost(() => cache.clear());
+  return cache;
 }
 
 /**
- * Call on every team write. Drops the tenant's list now (this request's own later reads) and
- * again once the transaction has ended, so a list read concurrently from pre-commit data
- * cannot outlive the commit.
+ * Call on every team write. Drops the tenant's list here now (this request's own later reads)
+ * and again once the transaction has ended, so a list read concurrently from pre-commit data
+ * cannot outlive the commit; the notification, delivered at commit, drops it in every process.
  */
-export function dropTeamsCache(deps: AppDeps, trx: Knex.Transaction, tenantId: string): void {
-  const cache = teamsCacheFor(deps);
+export async function dropTeamsCache(deps: AppDeps, trx: Knex.Transaction, tenantId: string): Promise<void> {
+  const cache = deps.teamsCache;
   cache.invalidate(tenantId);
   trx.executionPromise
     ?.finally(() => cache.invalidate(tenantId))
     .catch(() => {
       // A rollback: the request's own error handling reports it.
     });
+  await trx.raw('select pg_notify(?, ?)', [TEAMS_CHANGED_CHANNEL, tenantId]);
 }

@@ -14,7 +14,7 @@ export async function teamChanged(
   teamId: string,
   event: { eventType: string; action: string; metadata?: Record<string, unknown> },
 ): Promise<void> {
-  dropTeamsCache(deps, db, auth.tenantId);
+  await dropTeamsCache(deps, db, auth.tenantId);
   await recordAudit(db, auth, { ...event, targetType: 'team', targetId: teamId });
 }
 

@@ -4,7 +4,6 @@ import { conflict, invalid, notFound } from '../http/errors';
 import { cursorPageMeta, cursorPageQuery, cursorPageWindow, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { assignedRoles } from '../roles/store';
-import { teamsCacheFor } from './cache';
 import { teamChanged } from './changes';
 import { listMappings, listMembers } from './membersStore';
 import { teamSubresourceRoutes } from './subresourceRoutes';
@@ -22,7 +21,6 @@ import {
   slugify,
   updateTeam,
   wouldCreateCycle,
-  type TeamListItem,
 } from './store';
 
 const TEAM_AUDIT_ENTRIES = 50;
@@ -58,7 +56,7 @@ export const teamRoutes = [
     },
     responses: { 200: { description: '`{teams, page}`', schema: teamListSchema } },
     handler: async ({ db, auth, deps, query }) => {
-      const all = await teamsCacheFor<TeamListItem[]>(deps).getOrLoad(auth.tenantId, () => listAllTeams(db));
+      const all = await deps.teamsCache.getOrLoad(auth.tenantId, () => listAllTeams(db));
       if (query.limit === undefined && !query.cursor) {
         return { teams: all, page: { limit: all.length, total: all.length, nextCursor: null, prevCursor: null } };
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { TEAMS_CACHE_TTL_MS, TenantCache, useTeamsCache } from '../../api/teams/cache';
+import { createTeamsCache, TEAMS_CACHE_TTL_MS } from '../../api/teams/cache';
 import { withTenant } from '../../db/tenancy';
+import { until } from '../support/processes';
 import { sessionToken, startApi, type TestApi, callApi } from '../support/harness';
 
 // Teams over real HTTP: CRUD, members, group mappings, roles, the hierarchy rule, the per-tenant
@@ -18,7 +19,7 @@ let adminB: { token: string; tenantId: string; userId: string };
 beforeAll(async () => {
   api = await startApi();
   // The app's /teams cache runs on a clock this file controls.
-  useTeamsCache(api.deps, new TenantCache(TEAMS_CACHE_TTL_MS, () => clock));
+  api.deps.teamsCache = createTeamsCache(api.deps.changes, () => clock);
   adminA = await sessionToken({ tenant: tenantA, email: 'admin@a.test', roles: ['admin'] });
   viewerA = await sessionToken({ tenant: tenantA, email: 'viewer@a.test', roles: ['viewer'] });
   adminB = await sessionToken({ tenant: tenantB, email: 'admin@b.test', roles: ['admin'] });
@@ -44,30 +45,6 @@ async function insertBehindTheApi(tenantId: string): Promise<string> {
 }
 
 describe('the /teams cache', () => {
-  test('TenantCache keeps a value for the TTL, expires it after, and drops it on invalidate', () => {
-    let now = 0;
-    const cache = new TenantCache<string>(TEAMS_CACHE_TTL_MS, () => now);
-    cache.set('t1', cache.generation('t1'), 'list');
-    now = TEAMS_CACHE_TTL_MS - 1;
-    expect(cache.get('t1')).toBe('list');
-    expect(cache.get('t2')).toBeUndefined();
-    now = TEAMS_CACHE_TTL_MS;
-    expect(cache.get('t1')).toBeUndefined();
-    cache.set('t1', cache.generation('t1'), 'again');
-    cache.invalidate('t1');
-    expect(cache.get('t1')).toBeUndefined();
-  });
-
-  test('TenantCache never stores a value loaded before an invalidation (a read racing a write)', async () => {
-    const cache = new TenantCache<string>(TEAMS_CACHE_TTL_MS, () => 0);
-    let finishLoad: (value: string) => void = () => {};
-    const loading = cache.getOrLoad('t1', () => new Promise<string>((resolve) => (finishLoad = resolve)));
-    cache.invalidate('t1');
-    finishLoad('stale');
-    expect(await loading).toBe('stale');
-    expect(cache.get('t1')).toBeUndefined();
-  });
-
   test('GET /teams is served from the per-tenant cache for 3 minutes, then reloaded', async () => {
     await call(viewerA.token, 'GET', '/teams');
     const hidden = await insertBehindTheApi(adminA.tenantId);
@@ -86,6 +63,21 @@ describe('the /teams cache', () => {
     expect(listed.name).toBe('Renamed while cached');
     await call(adminA.token, 'DELETE', `/admin/teams/${team.id}`);
     expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).not.toContain(team.slug);
+  });
+
+  test("a team write through one API process drops the cached list in another (Postgres NOTIFY)", async () => {
+    const second = await startApi();
+    try {
+      const listOnSecond = async () => slugsOf((await callApi(second, viewerA.token, 'GET', '/teams')).body);
+      await listOnSecond();
+      const hidden = await insertBehindTheApi(adminA.tenantId);
+      expect(await listOnSecond()).not.toContain(hidden); // served from the second process's cache
+      await createTeam({ name: uniqueName('Elsewhere') }); // written through the first process
+      // The notification arrives asynchronously after the commit; without it, 3 minutes.
+      await until('the second process to drop its list', 5, async () => ((await listOnSecond()).includes(hidden) ? true : undefined));
+    } finally {
+      await second.close();
+    }
   });
 
   test('member, mapping and role writes also drop the cache (member_count updates at once)', async () => {

@@ -1,0 +1,72 @@
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+
+const RECONNECT_MS = 1_000;
+
+/**
+ * One LISTEN connection per process for Postgres notifications (NOTIFY is delivered at commit,
+ * to every listening process). Caches use it to drop entries that another process made stale.
+ * While the connection is down, `listening` is false and lost-handlers have run: a cache must
+ * then serve nothing, since it would miss invalidations.
+ */
+export class ChangeListener {
+  private readonly handlers = new Map<string, (payload: string) => void>();
+  private readonly lostHandlers: (() => void)[] = [];
+  private client?: Client;
+  private closed = false;
+  private reconnectTimer?: NodeJS.Timeout;
+  listening = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** One handler per channel: a later one replaces the earlier. */
+  on(channel: string, handler: (payload: string) => void): void {
+    const known = this.handlers.has(channel);
+    this.handlers.set(channel, handler);
+    if (!known && this.listening) this.client?.query(`listen ${channel}`).catch((err: Error) => this.lost(err));
+  }
+
+  onLost(handler: () => void): void {
+    this.lostHandlers.push(handler);
+  }
+
+  /** Resolves once LISTEN is in place on every channel (or failed; then it retries). */
+  async start(): Promise<void> {
+    if (this.closed) return;
+    const client = new Client({ connectionString: this.databaseUrl });
+    this.client = client;
+    client.on('notification', (message) => this.handlers.get(message.channel)?.(message.payload ?? ''));
+    client.on('error', (err) => this.lost(err));
+    client.on('end', () => this.lost(new Error('listener connection ended')));
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
+      this.listening = true;
+    } catch (err) {
+      this.lost(err as Error);
+    }
+  }
+
+  private lost(err: Error): void {
+    if (this.closed || !this.client) return;
+    if (this.listening) this.logger.warn({ err }, 'change listener lost; caches disabled until it is back');
+    this.listening = false;
+    for (const handler of this.lostHandlers) handler();
+    this.client.removeAllListeners();
+    this.client.end().catch(() => undefined);
+    this.client = undefined;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => void this.start(), RECONNECT_MS);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listening = false;
+    clearTimeout(this.reconnectTimer);
+    for (const handler of this.lostHandlers) handler();
+    await this.client?.end().catch(() => undefined);
+  }
+}
