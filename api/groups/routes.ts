@@ -2,7 +2,7 @@ import { recordAudit } from '../audit/store';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
-import { assignedRoles, resolveRole } from '../roles/store';
+import { assignedRoles, resolveRole, roleChangeAudit } from '../roles/store';
 import { addGroupRoleSchema, groupParams, groupRoleParams, groupSchema } from './schemas';
 import { addGroupRole, listGroups, removeGroupRole } from './store';
 
@@ -46,13 +46,7 @@ export const groupRoutes = [
       if (!(await addGroupRole(db, auth.tenantId, params.groupName, role.id))) {
         throw conflict(`Group "${params.groupName}" already has role "${role.name}"`);
       }
-      await recordAudit(db, auth, {
-        eventType: 'group_role.assigned',
-        action: 'assign',
-        targetType: 'group',
-        targetId: params.groupName,
-        metadata: { role: role.id, role_name: role.name },
-      });
+      await recordAudit(db, auth, roleChangeAudit({ type: 'group', id: params.groupName }, role, 'assigned'));
       return { group_name: params.groupName, role };
     },
   }),
@@ -70,13 +64,7 @@ export const groupRoutes = [
       if (!(await removeGroupRole(db, params.groupName, role.id))) {
         throw new ApiError('NOT_FOUND', `Group "${params.groupName}" does not have role "${role.name}"`);
       }
-      await recordAudit(db, auth, {
-        eventType: 'group_role.unassigned',
-        action: 'unassign',
-        targetType: 'group',
-        targetId: params.groupName,
-        metadata: { role: role.id, role_name: role.name },
-      });
+      await recordAudit(db, auth, roleChangeAudit({ type: 'group', id: params.groupName }, role, 'unassigned'));
     },
   }),
 ];

@@ -3,7 +3,7 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
 import { assignRoleSchema, rolesResponseSchema, roleViewSchema, unassignRoleQuery, userIdParams } from './schemas';
-import { assignUserRole, listRoles, resolveRole, unassignUserRole, userExists } from './store';
+import { assignUserRole, listRoles, resolveRole, roleChangeAudit, unassignUserRole, userExists } from './store';
 
 export const roleRoutes = [
   defineRoute({
@@ -34,13 +34,7 @@ export const roleRoutes = [
       const role = await resolveRole(db, body.role);
       if (!role) throw notFound('Role');
       if (!(await assignUserRole(db, auth.tenantId, params.userId, role.id))) throw conflict(`The user already has role "${role.name}"`);
-      await recordAudit(db, auth, {
-        eventType: 'role.assigned',
-        action: 'assign',
-        targetType: 'user',
-        targetId: params.userId,
-        metadata: { role: role.id, role_name: role.name },
-      });
+      await recordAudit(db, auth, roleChangeAudit({ type: 'user', id: params.userId }, role, 'assigned'));
       return { user_id: params.userId, role };
     },
   }),
@@ -60,13 +54,7 @@ export const roleRoutes = [
       if (!(await unassignUserRole(db, params.userId, role.id))) {
         throw new ApiError('NOT_FOUND', `The user does not have role "${role.name}" directly`);
       }
-      await recordAudit(db, auth, {
-        eventType: 'role.unassigned',
-        action: 'unassign',
-        targetType: 'user',
-        targetId: params.userId,
-        metadata: { role: role.id, role_name: role.name },
-      });
+      await recordAudit(db, auth, roleChangeAudit({ type: 'user', id: params.userId }, role, 'unassigned'));
     },
   }),
   ...bundleRoutes,

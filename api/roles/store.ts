@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permissions';
 
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
@@ -166,3 +167,12 @@ export async function assignUserRole(db: Knex, tenantId: string, userId: string,
 export async function unassignUserRole(db: Knex, userId: string, key: string): Promise<boolean> {
   return (await db('user_roles').where({ user_id: userId, role: key }).del()) > 0;
 }
+
+/** The audit entry of a role given to (or taken from) a user directly or a group. */
+export const roleChangeAudit = (holder: { type: 'user' | 'group'; id: string }, role: RoleView, change: 'assigned' | 'unassigned'): AuditEvent => ({
+  eventType: `${holder.type === 'user' ? 'role' : 'group_role'}.${change}`,
+  action: change === 'assigned' ? 'assign' : 'unassign',
+  targetType: holder.type,
+  targetId: holder.id,
+  metadata: { role: role.id, role_name: role.name },
+});
