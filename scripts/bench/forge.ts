@@ -1,0 +1,160 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Context } from '@temporalio/activity';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import pino from 'pino';
+import { httpAction } from '../../activities/forge/apiCall';
+import { buildApp } from '../../api/app';
+import { loadConfig } from '../../api/config';
+import { closeDeps, createDeps } from '../../api/deps';
+import { apiRoutes } from '../../api/routes';
+import { createPool } from '../../db/pool';
+import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
+import { issueDevToken } from '../cli/devToken';
+import type { benchFloor, FloorActivities } from './floorWorkflow';
+
+// `npm run bench:forge`: what forge adds to a run. A mold of ACTIONS no-op api-call actions is
+// run through the API until its status reads `completed`; the floor is the same activities in a
+// bare workflow (scripts/bench/floorWorkflow.ts). Runs are sequential, so this is latency, not
+// queueing; the API, both workers and the no-op target share this process.
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const WARMUP = 3;
+const ACTIONS = 3;
+// Our side ends when a GET sees `completed`, so it pays on average half this interval.
+const POLL_MS = 10;
+const RUN_DEADLINE_MS = 30_000;
+const FLOOR_QUEUE = 'bench-floor';
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function close(server: Server): Promise<void> {
+  // Keep-alive sockets (fetch's pool) would otherwise hold the process open.
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+async function main(): Promise<void> {
+  // SDK and bundler logs would break up the table; failures surface as thrown errors.
+  installTemporalLogging(pino({ level: 'silent' }));
+  const config = loadConfig();
+  const deps = await createDeps(config, pino({ level: 'silent' }));
+  // The worker gets its own pool, as in workers/main.ts, so it does not wait on the API's.
+  const workerDb = createPool(config.database.appUrl, config.database.poolMax);
+  const forgeWorkers = await createPoolWorkers(['forge'], config, { db: workerDb });
+  const forgeRunning = forgeWorkers.run();
+
+  const floorConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const floorWorker = await Worker.create({
+    connection: floorConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: FLOOR_QUEUE,
+    workflowsPath: require.resolve('./floorWorkflow'),
+    activities: {
+      httpGet: (url: string) => httpAction({ method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
+    } satisfies FloorActivities,
+  });
+  const floorRunning = floorWorker.run();
+
+  const target = createServer((_req, res) => {
+    res.statusCode = 204;
+    res.end();
+  });
+  const api = createServer(buildApp(deps, apiRoutes).callback());
+  try {
+    const targetUrl = await listen(target);
+    const base = `${await listen(api)}/api/v1`;
+    const { token } = await issueDevToken(config, { tenant: 'bench-forge', email: 'bench@bench.test', roles: ['admin'] });
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+      return (text ? JSON.parse(text) : undefined) as { id: string; status: string };
+    };
+
+    const stamp = Date.now();
+    const moldSlug = `bench-forge-${stamp}`;
+    const urls = Array.from({ length: ACTIONS }, (_, i) => `${targetUrl}/noop-${i + 1}`);
+    await call('POST', '/forge/molds', {
+      slug: moldSlug,
+      name: 'bench: no-op actions',
+      actions: urls.map((url, i) => ({ name: `noop-${i + 1}`, type: 'api-call', config: { url, method: 'GET' } })),
+    });
+
+    const ours = async () => {
+      const started = performance.now();
+      const { id } = await call('POST', '/forge/runs', { mold_slug: moldSlug, parameters: {} });
+      for (;;) {
+        const { status } = await call('GET', `/forge/runs/${id}`);
+        if (status === 'completed') return performance.now() - started;
+        if (status === 'failed' || status === 'cancelled') throw new Error(`run ${id} ended ${status}`);
+        if (performance.now() - started > RUN_DEADLINE_MS) throw new Error(`run ${id} still ${status} after ${RUN_DEADLINE_MS} ms`);
+        await sleep(POLL_MS);
+      }
+    };
+    let floorRuns = 0;
+    const floor = async () => {
+      const started = performance.now();
+      await deps.temporal.workflow.execute<typeof benchFloor>('benchFloor', {
+        taskQueue: FLOOR_QUEUE,
+        workflowId: `bench-floor-${stamp}-${floorRuns++}`,
+        args: [urls],
+        workflowExecutionTimeout: RUN_DEADLINE_MS,
+      });
+      return performance.now() - started;
+    };
+
+    // Warm-up (JIT, connections, workflow caches), then the two alternate so drift hits both alike.
+    for (let i = 0; i < WARMUP; i++) {
+      await ours();
+      await floor();
+    }
+    const results = { ours: [] as number[], floor: [] as number[] };
+    for (let i = 0; i < RUNS; i++) {
+      results.ours.push(await ours());
+      results.floor.push(await floor());
+    }
+
+    console.log(`forge run latency: mold of ${ACTIONS} no-op api-call actions (target answers 204), ${RUNS} runs each after ${WARMUP} warm-up, sequential, one process`);
+    console.log(`ours: POST /forge/runs until GET /forge/runs/{id} reads completed, polled every ${POLL_MS} ms`);
+    console.log(`floor: client.workflow.execute of a bare workflow running the same ${ACTIONS} httpAction activities`);
+    console.log('case                 median_ms  p95_ms  mean_ms  min_ms  max_ms');
+    const row = (name: string, sorted: number[]) => {
+      const mean = sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length;
+      const cells = [pct(sorted, 50), pct(sorted, 95), mean, sorted[0], sorted[sorted.length - 1]].map((ms) => ms.toFixed(1));
+      console.log(`${name.padEnd(20)} ${cells[0].padStart(9)} ${cells[1].padStart(7)} ${cells[2].padStart(8)} ${cells[3].padStart(7)} ${cells[4].padStart(7)}`);
+    };
+    const sortedOurs = results.ours.sort((a, b) => a - b);
+    const sortedFloor = results.floor.sort((a, b) => a - b);
+    row('forge run (API)', sortedOurs);
+    row('floor (bare wf)', sortedFloor);
+    const over = (p: number) => {
+      const ms = pct(sortedOurs, p) - pct(sortedFloor, p);
+      return `${ms < 0 ? '' : '+'}${ms.toFixed(1)} ms`;
+    };
+    console.log(`overhead (ours - floor): median ${over(50)}, p95 ${over(95)}`);
+    await call('DELETE', `/forge/molds/${moldSlug}`);
+  } finally {
+    // Workers first: an activity still in flight (after an error) needs the target and the database.
+    forgeWorkers.shutdown();
+    floorWorker.shutdown();
+    await Promise.allSettled([forgeRunning, floorRunning]);
+    await Promise.all([close(api), close(target)]);
+    await Promise.allSettled([floorConnection.close(), workerDb.destroy(), closeDeps(deps)]);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
