@@ -5,6 +5,7 @@ import {
   defineSignal,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { ForgeActivities } from '../activities/forge';
@@ -14,8 +15,9 @@ export const approveSignal = defineSignal<[Decision]>('approve');
 export const rejectSignal = defineSignal<[Decision]>('reject');
 export const cancelSignal = defineSignal<[Decision]>('cancel');
 
-// Bookkeeping activities: quick database writes, retried until they land.
-const record = proxyActivities<ForgeActivities>({
+// Bookkeeping: quick database writes, retried until they land. Local activities run in the
+// worker that runs the workflow, without a task-queue round trip each (about 100 ms here).
+const record = proxyLocalActivities<ForgeActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '30 seconds' },
 });
