@@ -42,25 +42,28 @@ export function touchApiKey(trx: Knex, keyId: string): Promise<number> {
 const LAST_LOGIN_RESOLUTION_MS = 60_000;
 
 /**
- * Inserts the user on first sight; afterwards refreshes email, name and last_login. Reads
- * first and writes only when something changed or last_login is over a minute old: an upsert
- * locks the row even when it changes nothing, which would queue a user's concurrent requests.
+ * Inserts the user on first sight; afterwards refreshes email, name, identity-provider groups
+ * and last_login. Reads first and writes only when something changed or last_login is over a
+ * minute old: an upsert locks the row even when it changes nothing, which would queue a user's
+ * concurrent requests.
  */
 export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string> {
+  const groups = [...new Set(claims.groups)].sort();
   const existing = await trx('users')
     .where({ tenant_id: claims.tenantId, subject: claims.subject })
-    .first('id', 'email', 'name', 'last_login');
+    .first('id', 'email', 'name', 'idp_groups', 'last_login');
   const fresh =
     existing &&
     existing.email === claims.email &&
     existing.name === claims.name &&
+    existing.idp_groups.join('\n') === groups.join('\n') &&
     existing.last_login &&
     Date.now() - new Date(existing.last_login).getTime() < LAST_LOGIN_RESOLUTION_MS;
   if (fresh) return existing.id;
   const [row] = await trx('users')
-    .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, last_login: trx.fn.now() })
+    .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, idp_groups: groups, last_login: trx.fn.now() })
     .onConflict(['tenant_id', 'subject'])
-    .merge(['email', 'name', 'last_login'])
+    .merge(['email', 'name', 'idp_groups', 'last_login'])
     .returning('id');
   return row.id;
 }

@@ -1,30 +1,35 @@
 import type { Knex } from 'knex';
 import { IDENTITY_PROVIDER } from '../users/store';
 
-// The service stores no group membership: a group is known here because a team maps it or a
-// role is mapped to it. Its members are whoever presents it in a token.
+// Group membership belongs to the identity provider. A group is known here when a team maps
+// it, a role is mapped to it, or a user's latest sign-in carried it; its members are counted
+// from those sign-ins.
 
 interface GroupRow {
   name: string;
   providers: string[];
   roles: string[];
   teams: string[];
+  member_count: number;
 }
 
-/** Every group the tenant refers to, with its roles and mapped teams, in one query. */
+/** Every group the tenant knows, with its members, roles and mapped teams, in one query. */
 export async function listGroups(db: Knex) {
   const { rows } = await db.raw(
     `with names as (
        select group_name from team_group_mappings
        union
        select group_name from group_roles
+       union
+       select unnest(idp_groups) from users
      )
      select n.group_name as name,
             array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers,
             array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id::text = g.role
                    where g.group_name = n.group_name order by 1) as roles,
             array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
-                   where m.group_name = n.group_name order by 1) as teams
+                   where m.group_name = n.group_name order by 1) as teams,
+            (select count(*) from users u where u.idp_groups @> array[n.group_name])::int as member_count
        from names n
       order by n.group_name`,
   );
@@ -32,7 +37,7 @@ export async function listGroups(db: Knex) {
     name: row.name,
     // Role mappings apply to a group name whatever its provider; a name no team maps reports the default.
     provider: row.providers[0] ?? IDENTITY_PROVIDER,
-    member_count: 0,
+    member_count: row.member_count,
     roles: row.roles,
     teams: row.teams,
   }));

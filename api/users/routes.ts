@@ -37,15 +37,13 @@ export const userRoutes = [
     path: '/users/{id}',
     tag: 'Users',
     access: 'authenticated',
-    summary: "A user with their teams and roles (direct and through teams). groups are the caller's own token groups, else empty: membership lives in the identity provider",
+    summary: "A user with their teams, identity-provider groups (as of their latest sign-in) and roles (direct, through teams and through groups)",
     params: userIdParams,
     responses: { 200: { description: 'UserDetail', schema: userDetailSchema } },
     handler: async ({ db, auth, params }) => {
-      const user = await getUser(db, params.id);
-      if (!user) throw notFound('User');
-      // Groups are known only from the caller's own token; for anyone else they (and the roles
-      // they bring) cannot be listed.
-      const groups = auth.kind === 'user' && auth.userId === user.id ? auth.groups : [];
+      const found = await getUser(db, params.id);
+      if (!found) throw notFound('User');
+      const { user, groups } = found;
       const teams = await teamSlugsOfUser(db, user.id);
       const roles = await rolesOfUser(db, user.id, groups);
       return { ...user, tenant_id: auth.tenantId, teams, groups, roles: roles.map((role) => role.name) };

@@ -65,9 +65,10 @@ export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?:
   };
 }
 
+/** A user, with their identity-provider groups as of their latest sign-in. */
 export async function getUser(db: Knex, id: string) {
-  const row: UserRow | undefined = await db('users as u').where('u.id', id).first(USER_COLUMNS);
-  return row && toUser(row);
+  const row: (UserRow & { idp_groups: string[] }) | undefined = await db('users as u').where('u.id', id).first([...USER_COLUMNS, 'u.idp_groups']);
+  return row && { user: toUser(row), groups: row.idp_groups };
 }
 
 export function teamSlugsOfUser(db: Knex, userId: string): Promise<string[]> {

@@ -236,7 +236,7 @@ describe('role resolution end to end: a user with no direct role', () => {
 });
 
 describe('groups', () => {
-  test('GET /groups lists the groups known from team mappings and group roles, with provider, roles, teams and member_count 0', async () => {
+  test('GET /groups lists the groups known from team mappings, group roles and sign-ins, with provider, members, roles and teams', async () => {
     const mapped = `mapped-${run}`;
     const roled = `roled-${run}`;
     const team = (await call(adminA, 'POST', '/admin/teams', { name: `Groups ${run}` })).body;
@@ -244,12 +244,17 @@ describe('groups', () => {
     const bundle = await newBundle(adminA);
     await call(adminA, 'POST', `/groups/${roled}/roles`, { role: 'viewer' });
     await call(adminA, 'POST', `/groups/${roled}/roles`, { role: bundle.name });
+    const seen = `seen-${run}`;
+    for (const [email, groups] of [[`m1-${run}@a.test`, [mapped, seen]], [`m2-${run}@a.test`, [mapped]]] as const) {
+      await call((await sessionToken({ tenant: tenantA, email, groups: [...groups] })).token, 'GET', '/me');
+    }
 
     const res = await call(viewerA, 'GET', '/groups');
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(res.body.groups.map((g: { name: string }) => [g.name, g]));
-    expect(byName[mapped]).toEqual({ name: mapped, provider: 'idp-c', member_count: 0, roles: [], teams: [team.slug] });
+    expect(byName[mapped]).toEqual({ name: mapped, provider: 'idp-c', member_count: 2, roles: [], teams: [team.slug] });
     expect(byName[roled]).toEqual({ name: roled, provider: 'idp-a', member_count: 0, roles: [bundle.name, 'viewer'].sort(), teams: [] });
+    expect(byName[seen]).toEqual({ name: seen, provider: 'idp-a', member_count: 1, roles: [], teams: [] });
   });
 
   test('group roles: list, duplicate 409, unknown role 404, unassigned 404, bad body 400, audited as group_role.*', async () => {

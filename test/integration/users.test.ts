@@ -98,7 +98,7 @@ describe('GET /users (shape C)', () => {
 });
 
 describe('GET /users/{id}', () => {
-  test('returns UserDetail: profile, tenant, team slugs and role names (direct and through teams); groups are empty for others', async () => {
+  test('returns UserDetail: profile, tenant, team slugs and role names (direct and through teams); no sign-in yet, no groups', async () => {
     const bob = userIds['bob@a.test'];
     const team = (await call(adminA.token, 'POST', '/admin/teams', { name: `Bob team ${run}` })).body;
     await call(adminA.token, 'POST', `/admin/teams/${team.id}/members`, { user_id: bob, role: 'member' });
@@ -121,12 +121,21 @@ describe('GET /users/{id}', () => {
     });
   });
 
-  test("for the caller, groups come from the caller's token, and roles include those mapped to them", async () => {
+  test("groups are those of the user's latest sign-in, for any caller, and roles include those mapped to them", async () => {
+    await call(viewerA.token, 'GET', '/me'); // a sign-in carrying the group `readers`
     await call(adminA.token, 'POST', '/groups/readers/roles', { role: 'editor' });
-    const res = await call(viewerA.token, 'GET', `/users/${viewerA.userId}`);
-    expect(res.body.groups).toEqual(['readers']);
-    expect(res.body.roles).toEqual(['editor', 'viewer']);
-    expect(res.body.last_login).toEqual(expect.any(String));
+    for (const caller of [viewerA.token, adminA.token]) {
+      const res = await call(caller, 'GET', `/users/${viewerA.userId}`);
+      expect(res.body.groups).toEqual(['readers']);
+      expect(res.body.roles).toEqual(['editor', 'viewer']);
+      expect(res.body.last_login).toEqual(expect.any(String));
+    }
+    // The next sign-in without the group takes it (and its roles) away.
+    const regrouped = await sessionToken({ tenant: tenantA, email: 'zz-viewer@a.test', name: 'Viewer', groups: [] });
+    await call(regrouped.token, 'GET', '/me');
+    const res = await call(adminA.token, 'GET', `/users/${viewerA.userId}`);
+    expect(res.body.groups).toEqual([]);
+    expect(res.body.roles).toEqual(['viewer']);
   });
 
   test('an unknown id is 404 and a malformed one 400', async () => {
