@@ -23,7 +23,7 @@ temporal_install() {
 }
 
 temporal_answers() { "$TEMPORAL_BIN" operator cluster health --address "$TEMPORAL_ADDR" 2>/dev/null | grep -q SERVING; }
-temporal_ui_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$SHIPYARD_TEMPORAL_UI_PORT/"; }
+temporal_ui_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$SHIPYARD_TEMPORAL_UI_PORT/" 2>/dev/null; }
 
 temporal_start() {
   temporal_install
@@ -39,6 +39,7 @@ temporal_start() {
 
 temporal_wait() {
   wait_until temporal 90 temporal_answers || { show_log_tail "$TEMPORAL_LOG"; die "temporal did not start"; }
+  wait_until temporal-ui 30 temporal_ui_answers || { show_log_tail "$TEMPORAL_LOG"; die "the temporal web UI did not start"; }
 }
 
 temporal_stop() { stop_pidfile "$TEMPORAL_PID" temporal; }
