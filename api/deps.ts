@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
 import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
-import { ApiKeyCache } from './auth/apiKeyCache';
+import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
 import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from './auth/sessionTokens';
 import type { Config } from './config';
@@ -52,7 +52,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   const db = createPool(config.database.appUrl, config.database.poolMax);
   const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)));
   const changes = new ChangeListener(config.database.appUrl, logger);
-  const apiKeyCache = new ApiKeyCache(changes);
+  const apiKeyCache = createApiKeyCache(changes);
   const teamsCache = createTeamsCache(changes);
   await changes.start();
   const verifySession = await createSessionVerifier(config);

@@ -1,4 +1,4 @@
-import type { ChangeListener } from '../../db/notifications';
+import { notifiedCache, type ChangeSource, type Clock, type VersionedCache } from '../http/versionedCache';
 
 /** Postgres channel on which a revocation is announced, with the key's id as payload. */
 export const API_KEY_REVOKED_CHANNEL = 'shipyard_api_key_revoked';
@@ -12,36 +12,22 @@ export interface CachedApiKey {
   expiresAt: Date | null;
 }
 
+/** Keyed by the token's SHA-256. */
+export type ApiKeyCache = VersionedCache<CachedApiKey>;
+
 /**
- * Successful API-key validations for 5 minutes, keyed by the token's SHA-256 (bcrypt at cost 12
- * is far too slow to run per request). Every API process listens for revocations, so a revoked
- * key fails on the very next request in every process. While the listener is disconnected the
- * cache serves nothing: correctness over speed.
+ * Successful API-key validations for 5 minutes (bcrypt at cost 12 is far too slow to run per
+ * request). Every API process listens for revocations, so a revoked key fails on the very next
+ * request in every process. A revocation or a lost listener also keeps a validation that was
+ * under way (lookup and bcrypt take ~250 ms) from being cached: the key is unknown until its
+ * bcrypt ends, so a revocation bumps the cache's epoch (revocations are rare). While the
+ * listener is disconnected the cache serves nothing: correctness over speed.
  */
-export class ApiKeyCache {
-  private readonly entries = new Map<string, { key: CachedApiKey; cachedAt: number }>();
-
-  constructor(private readonly changes: ChangeListener) {
-    changes.on(API_KEY_REVOKED_CHANNEL, (keyId) => this.evictKey(keyId));
-    changes.onLost(() => this.entries.clear());
-  }
-
-  get(tokenSha256: string): CachedApiKey | undefined {
-    if (!this.changes.listening) return undefined;
-    const entry = this.entries.get(tokenSha256);
-    if (!entry) return undefined;
-    if (Date.now() - entry.cachedAt > TTL_MS) {
-      this.entries.delete(tokenSha256);
-      return undefined;
-    }
-    return entry.key;
-  }
-
-  set(tokenSha256: string, key: CachedApiKey): void {
-    if (this.changes.listening) this.entries.set(tokenSha256, { key, cachedAt: Date.now() });
-  }
-
-  private evictKey(keyId: string): void {
-    for (const [hash, entry] of this.entries) if (entry.key.keyId === keyId) this.entries.delete(hash);
-  }
+export function createApiKeyCache(changes: ChangeSource, now: Clock = Date.now): ApiKeyCache {
+  return notifiedCache<CachedApiKey>(changes, {
+    ttlMs: TTL_MS,
+    now,
+    channel: API_KEY_REVOKED_CHANNEL,
+    onChange: (cache, keyId) => cache.evictWhere((key) => key.keyId === keyId),
+  });
 }

@@ -92,28 +92,28 @@ export class Authenticator {
   }
 
   private async apiKey(token: string): Promise<CachedApiKey> {
-    const digest = sha256(token);
-    let key = this.deps.apiKeyCache.get(digest);
-    if (!key) {
-      const candidates = await findActiveApiKeysByPrefix(this.deps.system, apiKeyLookupPrefix(token));
-      for (const candidate of candidates) {
-        if (await bcrypt.compare(token, candidate.token_hash)) {
-          key = {
-            keyId: candidate.id,
-            tenantId: candidate.tenant_id,
-            userId: candidate.user_id,
-            scopes: candidate.scopes,
-            expiresAt: candidate.expires_at,
-          };
-          this.deps.apiKeyCache.set(digest, key);
-          break;
-        }
-      }
-    }
+    const key = await this.deps.apiKeyCache.getOrLoad(sha256(token), () => this.verifyApiKey(token));
     // Expiry is checked on every use, cached or not.
     if (!key || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw unauthorized();
     this.recordUse(key);
     return key;
+  }
+
+  /** The active key whose bcrypt hash matches the token, looked up by its prefix. */
+  private async verifyApiKey(token: string): Promise<CachedApiKey | undefined> {
+    const candidates = await findActiveApiKeysByPrefix(this.deps.system, apiKeyLookupPrefix(token));
+    for (const candidate of candidates) {
+      if (await bcrypt.compare(token, candidate.token_hash)) {
+        return {
+          keyId: candidate.id,
+          tenantId: candidate.tenant_id,
+          userId: candidate.user_id,
+          scopes: candidate.scopes,
+          expiresAt: candidate.expires_at,
+        };
+      }
+    }
+    return undefined;
   }
 
   /** last_used is written in the background, at most once a minute: a request never waits for it. */

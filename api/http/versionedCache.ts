@@ -1,0 +1,99 @@
+import type { ChangeListener } from '../../db/notifications';
+
+export type Clock = () => number;
+
+/** What a load saw when it started; `set` stores its value only if nothing was invalidated since. */
+export interface CacheVersion {
+  epoch: number;
+  generation: number;
+}
+
+/**
+ * Values kept for a fixed time, made safe against loads that race invalidations: every
+ * invalidation bumps a version (the key's generation, or for `clear` and `evictWhere` the
+ * global epoch), and a value whose load started before the bump is returned to its caller but
+ * never stored. While `isLive` is false (invalidations could be missed, e.g. the change
+ * listener is down) it serves and stores nothing, and a load that started then is never stored
+ * either, since what it read may already be stale when the cache comes back.
+ */
+export class VersionedCache<V> {
+  private readonly entries = new Map<string, { value: V; storedAt: number }>();
+  private readonly generations = new Map<string, number>();
+  private epoch = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: Clock = Date.now,
+    private readonly isLive: () => boolean = () => true,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.isLive() ? this.entries.get(key) : undefined;
+    if (!entry) return undefined;
+    if (this.now() - entry.storedAt >= this.ttlMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Take before loading and pass to `set`; undefined while not live (nothing will be stored). */
+  version(key: string): CacheVersion | undefined {
+    return this.isLive() ? { epoch: this.epoch, generation: this.generations.get(key) ?? 0 } : undefined;
+  }
+
+  set(key: string, version: CacheVersion | undefined, value: V): void {
+    const current = this.version(key);
+    if (!version || !current || version.epoch !== current.epoch || version.generation !== current.generation) return;
+    this.entries.set(key, { value, storedAt: this.now() });
+  }
+
+  /** Drops one key, and keeps any load of it already under way from being stored. */
+  invalidate(key: string): void {
+    this.entries.delete(key);
+    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * Drops every value matching `predicate`. A load under way cannot be matched before it ends,
+   * so every load under way is kept from being stored (fine for rare events).
+   */
+  evictWhere(predicate: (value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (predicate(entry.value)) this.entries.delete(key);
+    this.epoch++;
+  }
+
+  /** Drops everything, including what loads under way would store, cached key or not. */
+  clear(): void {
+    this.entries.clear();
+    this.epoch++;
+  }
+
+  /** The cached value, or `load`'s; an undefined result (nothing found) is never cached. */
+  async getOrLoad<R extends V | undefined>(key: string, load: () => Promise<R>): Promise<V | R> {
+    const cached = this.get(key);
+    if (cached !== undefined) return cached;
+    const version = this.version(key);
+    const value = await load();
+    if (value !== undefined) this.set(key, version, value);
+    return value;
+  }
+}
+
+/** The part of the process's change listener a cache needs. */
+export type ChangeSource = Pick<ChangeListener, 'on' | 'onLost' | 'listening'>;
+
+/**
+ * A cache kept in step with every API process by Postgres notifications: `onChange` applies
+ * each payload announced on `channel`; losing the listener clears it, and it stays inert until
+ * the listener is back.
+ */
+export function notifiedCache<V>(
+  changes: ChangeSource,
+  options: { ttlMs: number; now: Clock; channel: string; onChange: (cache: VersionedCache<V>, payload: string) => void },
+): VersionedCache<V> {
+  const cache = new VersionedCache<V>(options.ttlMs, options.now, () => changes.listening);
+  changes.on(options.channel, (payload) => options.onChange(cache, payload));
+  changes.onLost(() => cache.clear());
+  return cache;
+}

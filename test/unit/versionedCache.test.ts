@@ -1,0 +1,169 @@
+import { API_KEY_REVOKED_CHANNEL, createApiKeyCache, type CachedApiKey } from '../../api/auth/apiKeyCache';
+import { VersionedCache, type ChangeSource } from '../../api/http/versionedCache';
+import { createTeamsCache, TEAMS_CHANGED_CHANNEL } from '../../api/teams/cache';
+
+// The cache behind GET /teams and API-key validation: lifetime, per-key invalidation, and the
+// guards that keep a value loaded before an invalidation (or a listener loss) from being stored.
+
+let now = 0;
+let live = true;
+const cache = () => new VersionedCache<string[]>(1000, () => now, () => live);
+
+beforeEach(() => {
+  now = 0;
+  live = true;
+});
+
+/** A load the test finishes by hand, to interleave events with it. */
+function deferredLoad<T>() {
+  let finish: (value: T) => void = () => undefined;
+  const load = () => new Promise<T>((resolve) => (finish = resolve));
+  return { load, finish: (value: T) => finish(value) };
+}
+
+/** The change listener as far as a cache sees it: notifications and losses on demand. */
+function fakeChanges() {
+  const handlers = new Map<string, (payload: string) => void>();
+  const lost: (() => void)[] = [];
+  const changes: ChangeSource & { notify(channel: string, payload: string): void; lose(): void } = {
+    listening: true,
+    on: (channel, handler) => void handlers.set(channel, handler),
+    onLost: (handler) => void lost.push(handler),
+    notify: (channel, payload) => handlers.get(channel)?.(payload),
+    lose() {
+      changes.listening = false;
+      for (const handler of lost) handler();
+    },
+  };
+  return changes;
+}
+
+describe('VersionedCache', () => {
+  test('a value lives for the TTL, then is loaded again', async () => {
+    const teams = cache();
+    const load = jest.fn(async () => ['a']);
+    await teams.getOrLoad('t1', load);
+    now = 999;
+    await teams.getOrLoad('t1', load);
+    expect(load).toHaveBeenCalledTimes(1);
+    now = 1000;
+    await teams.getOrLoad('t1', load);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  test("invalidating one key leaves another's value", async () => {
+    const teams = cache();
+    await teams.getOrLoad('t1', async () => ['a']);
+    await teams.getOrLoad('t2', async () => ['b']);
+    teams.invalidate('t1');
+    expect(teams.get('t1')).toBeUndefined();
+    expect(teams.get('t2')).toEqual(['b']);
+  });
+
+  test('a load that started before its key was invalidated is returned to its caller but not cached', async () => {
+    const teams = cache();
+    const { load, finish } = deferredLoad<string[]>();
+    const pending = teams.getOrLoad('t1', load);
+    teams.invalidate('t1');
+    finish(['stale']);
+    expect(await pending).toEqual(['stale']);
+    expect(teams.get('t1')).toBeUndefined();
+  });
+
+  test('a load of a key that had no entry, started before clear(), is returned but not cached', async () => {
+    const teams = cache();
+    const { load, finish } = deferredLoad<string[]>();
+    const pending = teams.getOrLoad('uncached', load);
+    teams.clear();
+    finish(['stale']);
+    expect(await pending).toEqual(['stale']);
+    expect(teams.get('uncached')).toBeUndefined();
+  });
+
+  test('evictWhere drops the matching values only, and keeps every load under way from being cached', async () => {
+    const teams = cache();
+    await teams.getOrLoad('keep', async () => ['keep']);
+    await teams.getOrLoad('drop', async () => ['drop']);
+    const { load, finish } = deferredLoad<string[]>();
+    const pending = teams.getOrLoad('loading', load);
+    teams.evictWhere((value) => value[0] === 'drop');
+    finish(['loaded']);
+    expect(await pending).toEqual(['loaded']);
+    expect(teams.get('loading')).toBeUndefined();
+    expect(teams.get('drop')).toBeUndefined();
+    expect(teams.get('keep')).toEqual(['keep']);
+  });
+
+  test('while not live it serves nothing, and a load started then is not cached after it is live again', async () => {
+    const teams = cache();
+    await teams.getOrLoad('t1', async () => ['a']);
+    live = false;
+    expect(teams.get('t1')).toBeUndefined();
+    const { load, finish } = deferredLoad<string[]>();
+    const pending = teams.getOrLoad('t2', load);
+    live = true;
+    finish(['read while invalidations could be missed']);
+    await pending;
+    expect(teams.get('t2')).toBeUndefined();
+  });
+
+  test('an undefined load result (nothing found) is not cached', async () => {
+    const teams = cache();
+    const load = jest.fn(async (): Promise<string[] | undefined> => undefined);
+    expect(await teams.getOrLoad('t1', load)).toBeUndefined();
+    await teams.getOrLoad('t1', load);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('the API-key cache', () => {
+  const key: CachedApiKey = { keyId: 'k1', tenantId: 't', userId: 'u', scopes: ['catalog:read'], expiresAt: null };
+
+  test('a revocation announced during the validation (bcrypt) keeps the key from being cached', async () => {
+    const changes = fakeChanges();
+    const keys = createApiKeyCache(changes, () => now);
+    const { load, finish } = deferredLoad<CachedApiKey | undefined>();
+    const pending = keys.getOrLoad('digest', load);
+    changes.notify(API_KEY_REVOKED_CHANNEL, 'k1');
+    finish(key);
+    expect(await pending).toEqual(key);
+    expect(keys.get('digest')).toBeUndefined();
+  });
+
+  test('a revocation evicts the cached validations of that key and no other', async () => {
+    const changes = fakeChanges();
+    const keys = createApiKeyCache(changes, () => now);
+    await keys.getOrLoad('d1', async () => key);
+    await keys.getOrLoad('d2', async () => ({ ...key, keyId: 'k2' }));
+    changes.notify(API_KEY_REVOKED_CHANNEL, 'k1');
+    expect(keys.get('d1')).toBeUndefined();
+    expect(keys.get('d2')?.keyId).toBe('k2');
+  });
+
+  test('a listener lost and back during the validation keeps the key from being cached', async () => {
+    const changes = fakeChanges();
+    const keys = createApiKeyCache(changes, () => now);
+    const { load, finish } = deferredLoad<CachedApiKey | undefined>();
+    const pending = keys.getOrLoad('digest', load);
+    changes.lose();
+    changes.listening = true; // reconnected before the validation ends
+    finish(key);
+    await pending;
+    expect(keys.get('digest')).toBeUndefined();
+  });
+});
+
+test('the teams cache: a team write announced during a load keeps that list from being cached; a lost listener drops every list', async () => {
+  const changes = fakeChanges();
+  const teams = createTeamsCache(changes, () => now);
+  const { load, finish } = deferredLoad<never[]>();
+  const pending = teams.getOrLoad('tenant-a', load);
+  changes.notify(TEAMS_CHANGED_CHANNEL, 'tenant-a');
+  finish([]);
+  await pending;
+  expect(teams.get('tenant-a')).toBeUndefined();
+  await teams.getOrLoad('tenant-b', async () => []);
+  changes.lose();
+  changes.listening = true;
+  expect(teams.get('tenant-b')).toBeUndefined();
+});
