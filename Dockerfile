@@ -9,7 +9,10 @@ WORKDIR /app
 # swagger-ui-dist pulls in @scarf/scarf, whose install script phones home unless told not to.
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --loglevel=error
+# `npm install`, not `npm ci`, as scripts/lib/common.sh explains: the lock lists only the
+# platform builds of optional packages (@swc/core-*) that the registry served where it was
+# written, and `npm ci` calls that out of sync. The versions still come from the lock.
+RUN npm install --no-audit --no-fund --loglevel=error
 # .dockerignore keeps node_modules, dist, .data and .git out; tsconfig.build.json decides what
 # is compiled (not test/).
 COPY . .
@@ -20,7 +23,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force
+RUN npm install --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force
 
 # ---- runtime ----
 FROM ${NODE_IMAGE}
@@ -33,6 +36,11 @@ COPY --from=deps /app/node_modules ./node_modules
 # migrations knexfile points at), search/, and workflows/, which each worker bundles at start
 # from the path next to the compiled worker (require.resolve('../workflows')).
 COPY --from=build /app/dist ./dist
+# The API's local signing key for session tokens (used when no identity provider is configured:
+# AUTH_JWKS_URL / AUTH_PUBLIC_KEY) lives here; the operator CLI in the same container signs with
+# it. The only folder the `node` user may write; docker-compose keeps it on a volume.
+ENV SHIPYARD_DATA=/var/lib/shipyard
+RUN mkdir -p /var/lib/shipyard && chown node:node /var/lib/shipyard
 USER node
 EXPOSE 8080
 CMD ["node", "dist/api/server.js"]

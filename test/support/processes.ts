@@ -6,11 +6,13 @@ import path from 'node:path';
 export const ROOT = path.join(__dirname, '..', '..');
 
 /**
- * Runs a TypeScript entry point (with the test environment) and relays its stderr. Node loads
- * tsx in-process: the `tsx` binary would fork a second process that a SIGKILL leaves running.
+ * Runs an entry point (with the test environment) and relays its stderr: TypeScript through tsx,
+ * compiled JavaScript with plain node. Node loads tsx in-process: the `tsx` binary would fork a
+ * second process that a SIGKILL leaves running.
  */
 export function launch(script: string, args: string[] = [], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
