@@ -2,8 +2,8 @@ import bcrypt from 'bcryptjs';
 import type { Knex } from 'knex';
 import type { CallerPrincipal } from '../auth/authenticate';
 import { apiKeyLookupPrefix, newApiKeyToken } from '../auth/tokens';
-import { recordAudit } from '../audit/store';
-import { ApiError, invalid, notFound } from '../http/errors';
+import { recordAudit, RefusedAction } from '../audit/store';
+import { conflict, invalid, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { apiKeySchema, createApiKeySchema, keyIdParams } from './schemas';
 import { countActiveKeysOfUser, insertApiKey, listApiKeys, lockUserForKeyCreation, revokeApiKey } from './store';
@@ -12,9 +12,10 @@ const BCRYPT_COST = 12;
 export const MAX_ACTIVE_KEYS_PER_USER = 25;
 
 async function revoke(db: Knex, auth: CallerPrincipal, id: string) {
+  const event = { eventType: 'api_key.revoked', action: 'revoke', targetType: 'api_key', targetId: id };
   const key = await revokeApiKey(db, id);
-  if (!key) throw notFound('API key');
-  await recordAudit(db, auth, { eventType: 'api_key.revoked', action: 'revoke', targetType: 'api_key', targetId: id });
+  if (!key) throw new RefusedAction(notFound('API key'), event);
+  await recordAudit(db, auth, event);
   return key;
 }
 
@@ -42,7 +43,12 @@ export const apiKeyRoutes = [
       }
       await lockUserForKeyCreation(db, auth.userId);
       if ((await countActiveKeysOfUser(db, auth.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {
-        throw new ApiError('CONFLICT', `At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`);
+        throw new RefusedAction(conflict(`At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`), {
+          eventType: 'api_key.created',
+          action: 'create',
+          targetType: 'api_key',
+          metadata: { name: body.name, scopes: body.scopes },
+        });
       }
       const token = newApiKeyToken();
       const id = await insertApiKey(db, {

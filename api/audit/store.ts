@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { withTenant } from '../../db/tenancy';
 import type { Principal } from '../auth/authenticate';
+import { ApiError } from '../http/errors';
 
 export interface AuditEvent {
   /** e.g. role.assigned, api_key.created, team.updated */
@@ -37,6 +39,30 @@ export async function recordAudit(trx: Knex, principal: Principal, event: AuditE
     target_id: event.targetId ?? null,
     metadata: event.metadata ?? {},
   });
+}
+
+/**
+ * An audited action refused by a business rule (a limit, a cycle, a duplicate): the error the
+ * caller gets, carrying the audit entry of the attempt. The router records it as a failure.
+ */
+export class RefusedAction extends ApiError {
+  constructor(
+    error: ApiError,
+    readonly event: Omit<AuditEvent, 'status' | 'errorMessage'>,
+  ) {
+    super(error.code, error.message, error.details, error.headers);
+  }
+}
+
+/**
+ * Records a refused action as a `failure` entry with the error's message. Called once the
+ * request's transaction has rolled back, in a transaction of its own, so the entry survives
+ * the rollback (and the request holds no second connection meanwhile).
+ */
+export function recordRefusal(db: Knex, principal: Principal, refusal: RefusedAction): Promise<void> {
+  return withTenant(db, principal.tenantId, (trx) =>
+    recordAudit(trx, principal, { ...refusal.event, status: 'failure', errorMessage: refusal.message }),
+  );
 }
 
 export interface ActivityItem {

@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/store';
+import { recordAudit, RefusedAction } from '../audit/store';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
@@ -43,10 +43,11 @@ export const groupRoutes = [
     handler: async ({ db, auth, params, body }) => {
       const role = await resolveRole(db, body.role);
       if (!role) throw notFound('Role');
+      const event = roleChangeAudit({ type: 'group', id: params.groupName }, role, 'assigned');
       if (!(await addGroupRole(db, auth.tenantId, params.groupName, role.id))) {
-        throw conflict(`Group "${params.groupName}" already has role "${role.name}"`);
+        throw new RefusedAction(conflict(`Group "${params.groupName}" already has role "${role.name}"`), event);
       }
-      await recordAudit(db, auth, roleChangeAudit({ type: 'group', id: params.groupName }, role, 'assigned'));
+      await recordAudit(db, auth, event);
       return { group_name: params.groupName, role };
     },
   }),

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { authorize } from '../auth/authenticate';
+import { recordRefusal, RefusedAction } from '../audit/store';
+import { authorize, type Principal } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 import { withTenant } from '../../db/tenancy';
 import { successStatus, type RouteDefinition } from './route';
@@ -42,11 +43,20 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       } else {
         const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access);
         ctx.state.tenantId = identity.tenantId;
+        let auth: Principal | undefined;
         // The whole request runs in one transaction under the caller's tenant.
         result = await withTenant(deps.db, identity.tenantId, async (trx) => {
-          const auth = await deps.authenticator.principal(trx, identity);
+          auth = await deps.authenticator.principal(trx, identity);
           authorize(auth, access);
           return run(auth, trx);
+        }).catch(async (err: unknown) => {
+          // Written after the rollback, so the failure entry of a refused action survives it.
+          if (err instanceof RefusedAction && auth) {
+            await recordRefusal(deps.db, auth, err).catch((auditErr: unknown) =>
+              ctx.state.log?.error({ err: auditErr }, 'could not record a refused action'),
+            );
+          }
+          throw err;
         });
       }
       ctx.status = status;

@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/store';
+import { recordAudit, RefusedAction } from '../audit/store';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
@@ -33,8 +33,11 @@ export const roleRoutes = [
       if (!(await userExists(db, params.userId))) throw notFound('User');
       const role = await resolveRole(db, body.role);
       if (!role) throw notFound('Role');
-      if (!(await assignUserRole(db, auth.tenantId, params.userId, role.id))) throw conflict(`The user already has role "${role.name}"`);
-      await recordAudit(db, auth, roleChangeAudit({ type: 'user', id: params.userId }, role, 'assigned'));
+      const event = roleChangeAudit({ type: 'user', id: params.userId }, role, 'assigned');
+      if (!(await assignUserRole(db, auth.tenantId, params.userId, role.id))) {
+        throw new RefusedAction(conflict(`The user already has role "${role.name}"`), event);
+      }
+      await recordAudit(db, auth, event);
       return { user_id: params.userId, role };
     },
   }),

@@ -1,10 +1,16 @@
 import type { Knex } from 'knex';
 import type { CallerPrincipal } from '../auth/authenticate';
-import { recordAudit } from '../audit/store';
+import { recordAudit, RefusedAction } from '../audit/store';
 import type { AppDeps } from '../deps';
-import { notFound } from '../http/errors';
+import { notFound, type ApiError } from '../http/errors';
 import { dropTeamsCache } from './cache';
 import { lockTeam } from './store';
+
+type TeamEvent = { eventType: string; action: string; metadata?: Record<string, unknown> };
+
+/** A team write refused by a rule: the caller gets `error`, the team's log a failure entry. */
+export const teamWriteRefused = (teamId: string, event: TeamEvent, error: ApiError) =>
+  new RefusedAction(error, { ...event, targetType: 'team', targetId: teamId });
 
 /** Every team write ends here: the tenant's cached list is dropped and the change audited. */
 export async function teamChanged(
@@ -12,7 +18,7 @@ export async function teamChanged(
   db: Knex.Transaction,
   auth: CallerPrincipal,
   teamId: string,
-  event: { eventType: string; action: string; metadata?: Record<string, unknown> },
+  event: TeamEvent,
 ): Promise<void> {
   await dropTeamsCache(deps, db, auth.tenantId);
   await recordAudit(db, auth, { ...event, targetType: 'team', targetId: teamId });

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { recentActivity } from '../audit/store';
+import { recentActivity, RefusedAction } from '../audit/store';
 import { conflict, invalid, notFound } from '../http/errors';
 import { cursorPageMeta, cursorPageQuery, cursorPageWindow, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { assignedRoles } from '../roles/store';
-import { teamChanged } from './changes';
+import { teamChanged, teamWriteRefused } from './changes';
 import { listMappings, listMembers } from './membersStore';
 import { teamSubresourceRoutes } from './subresourceRoutes';
 import { createTeamSchema, teamIdParams, teamListItemSchema, teamRefParams, teamSchema, updateTeamSchema } from './schemas';
@@ -113,9 +113,10 @@ export const teamRoutes = [
         ]);
       }
       if (body.parent_id) await requireParent(db, body.parent_id);
+      const event = { eventType: 'team.created', action: 'create', metadata: { slug, name: body.name } };
       const team = await insertTeam(db, auth.tenantId, { ...body, slug });
-      if (!team) throw conflict(`A team with slug "${slug}" already exists`);
-      await teamChanged(deps, db, auth, team.id, { eventType: 'team.created', action: 'create', metadata: { slug, name: team.name } });
+      if (!team) throw new RefusedAction(conflict(`A team with slug "${slug}" already exists`), { ...event, targetType: 'team' });
+      await teamChanged(deps, db, auth, team.id, event);
       return team;
     },
   }),
@@ -144,17 +145,18 @@ export const teamRoutes = [
     responses: { 200: { description: 'The team', schema: teamSchema } },
     handler: async ({ db, auth, deps, params, body }) => {
       if (!(await getTeam(db, params.id))) throw notFound('Team');
+      const event = { eventType: 'team.updated', action: 'update', metadata: { fields: Object.keys(body) } };
       if (body.parent_id) {
-        if (body.parent_id === params.id) throw conflict('A team cannot be its own parent');
+        if (body.parent_id === params.id) throw teamWriteRefused(params.id, event, conflict('A team cannot be its own parent'));
         await lockHierarchy(db, auth.tenantId);
         await requireParent(db, body.parent_id);
         if (await wouldCreateCycle(db, params.id, body.parent_id)) {
-          throw conflict('parent_id would make this team its own ancestor (the parent is one of its descendants)');
+          throw teamWriteRefused(params.id, event, conflict('parent_id would make this team its own ancestor (the parent is one of its descendants)'));
         }
       }
       const team = await updateTeam(db, params.id, body);
       if (!team) throw notFound('Team');
-      await teamChanged(deps, db, auth, team.id, { eventType: 'team.updated', action: 'update', metadata: { fields: Object.keys(body) } });
+      await teamChanged(deps, db, auth, team.id, event);
       return team;
     },
   }),

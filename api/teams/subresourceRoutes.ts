@@ -2,7 +2,7 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
 import { assignedRoles, resolveRole } from '../roles/store';
-import { requireTeam, teamChanged } from './changes';
+import { requireTeam, teamChanged, teamWriteRefused } from './changes';
 import { addMapping, addMember, addTeamRole, findUser, listMappings, listMembers, removeMapping, removeMember, removeTeamRole } from './membersStore';
 import {
   addMappingSchema,
@@ -46,12 +46,11 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const user = await findUser(db, body.user_id);
       if (!user) throw notFound('User');
-      if (!(await addMember(db, auth.tenantId, params.id, user.id, body.role))) throw conflict('The user is already a member of this team');
-      await teamChanged(deps, db, auth, params.id, {
-        eventType: 'team.member_added',
-        action: 'add_member',
-        metadata: { user_id: user.id, email: user.email, role: body.role },
-      });
+      const event = { eventType: 'team.member_added', action: 'add_member', metadata: { user_id: user.id, email: user.email, role: body.role } };
+      if (!(await addMember(db, auth.tenantId, params.id, user.id, body.role))) {
+        throw teamWriteRefused(params.id, event, conflict('The user is already a member of this team'));
+      }
+      await teamChanged(deps, db, auth, params.id, event);
       return { user_id: user.id, name: user.name, email: user.email, role: body.role };
     },
   }),
@@ -93,8 +92,15 @@ export const teamSubresourceRoutes = [
     responses: { 201: { description: 'The mapping', schema: groupMappingSchema } },
     handler: async ({ db, auth, deps, params, body }) => {
       await requireTeam(db, params.id);
-      const mapping = await addMapping(db, auth.tenantId, params.id, { ...body, role: body.role ?? 'member' });
-      if (!mapping) throw conflict(`Group "${body.group_name}" of ${body.provider} is already mapped to this team`);
+      const requested = { ...body, role: body.role ?? 'member' };
+      const mapping = await addMapping(db, auth.tenantId, params.id, requested);
+      if (!mapping) {
+        throw teamWriteRefused(
+          params.id,
+          { eventType: 'team.mapping_added', action: 'add_mapping', metadata: requested },
+          conflict(`Group "${body.group_name}" of ${body.provider} is already mapped to this team`),
+        );
+      }
       await teamChanged(deps, db, auth, params.id, { eventType: 'team.mapping_added', action: 'add_mapping', metadata: { ...mapping } });
       return mapping;
     },
@@ -140,8 +146,11 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const role = await resolveRole(db, body.role_id);
       if (!role) throw notFound('Role');
-      if (!(await addTeamRole(db, auth.tenantId, params.id, role.id))) throw conflict(`The team already has role "${role.name}"`);
-      await teamChanged(deps, db, auth, params.id, { eventType: 'team.role_assigned', action: 'assign_role', metadata: { role: role.id, role_name: role.name } });
+      const event = { eventType: 'team.role_assigned', action: 'assign_role', metadata: { role: role.id, role_name: role.name } };
+      if (!(await addTeamRole(db, auth.tenantId, params.id, role.id))) {
+        throw teamWriteRefused(params.id, event, conflict(`The team already has role "${role.name}"`));
+      }
+      await teamChanged(deps, db, auth, params.id, event);
       return role;
     },
   }),

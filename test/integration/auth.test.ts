@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { recordAudit } from '../../api/audit/store';
+import type { UserPrincipal } from '../../api/auth/authenticate';
 import { signDevSessionToken } from '../../api/auth/sessionTokens';
 import { issueAgentToken, revokeAgentTokens } from '../../api/auth/store';
 import { sha256 } from '../../api/auth/tokens';
@@ -134,6 +136,15 @@ describe('API keys', () => {
     expect(me.api_key_id).toBe(reader.id);
   });
 
+  test('forge:admin implies forge:read: such a key may list molds, and a catalog-only key may not', async () => {
+    const forgeAdmin = await createKey(admin.token, ['forge:admin']);
+    const res = await call('/forge/molds', bearer(forgeAdmin.token));
+    expect(res.status).toBe(200);
+    expect(await jsonOf(res)).toEqual(expect.objectContaining({ molds: expect.any(Array) }));
+    const catalogOnly = await createKey(admin.token, ['catalog:admin']);
+    expect((await call('/forge/molds', bearer(catalogOnly.token))).status).toBe(403);
+  });
+
   test('last_used is recorded after use, without the request waiting for it', async () => {
     const key = await createKey(admin.token, ['catalog:read']);
     await call('/me', bearer(key.token));
@@ -188,7 +199,7 @@ describe('API keys', () => {
     expect((await call('/admin/api-keys/not-a-uuid', bearer(admin.token), { method: 'DELETE' })).status).toBe(400);
   });
 
-  test('a user may hold 25 active keys; the 26th is refused until one is revoked', async () => {
+  test('a user may hold 25 active keys; the 26th is refused (and audited as a failure) until one is revoked', async () => {
     const owner = await sessionToken({ tenant: `auth-${run}`, email: 'many-keys@auth.test', roles: ['admin'] });
     const keys = [];
     for (let i = 0; i < 25; i++) keys.push(await createKey(owner.token, ['catalog:read']));
@@ -198,17 +209,31 @@ describe('API keys', () => {
     });
     expect(refused.status).toBe(409);
     expect((await jsonOf(refused)).error.message).toMatch(/25/);
+    // The refusal rolled the request back, yet its failure entry is there.
+    const [latest] = (await jsonOf(await call('/admin/activity?limit=1', bearer(owner.token)))).items;
+    expect(latest).toEqual(
+      expect.objectContaining({
+        eventType: 'api_key.created',
+        action: 'create',
+        actor: 'many-keys@auth.test',
+        status: 'failure',
+        errorMessage: expect.stringMatching(/At most 25 active API keys/),
+      }),
+    );
     await call(`/admin/api-keys/${keys[0].id}`, bearer(owner.token), { method: 'DELETE' });
     await createKey(owner.token, ['catalog:read']);
   }, 60_000);
 
-  test("another tenant's admin never sees or revokes a tenant's keys", async () => {
+  test("another tenant's admin never sees or revokes a tenant's keys, by either revoke form", async () => {
     const key = await createKey(admin.token, ['catalog:read']);
     const other = await sessionToken({ tenant: `auth-other-${run}`, email: 'admin@other.test', roles: ['admin'] });
     const listing = await jsonOf(await call('/admin/api-keys', bearer(other.token)));
     expect(listing.keys).toEqual([]);
     expect((await call(`/admin/api-keys/${key.id}`, bearer(other.token), { method: 'DELETE' })).status).toBe(404);
+    expect((await call(`/admin/api-keys/${key.id}/revoke`, bearer(other.token), { method: 'POST' })).status).toBe(404);
     expect((await call('/me', bearer(key.token))).status).toBe(200);
+    const [listed] = (await jsonOf(await call('/admin/api-keys', bearer(admin.token)))).keys.filter((k: { id: string }) => k.id === key.id);
+    expect(listed.revoked).toBe(false);
   });
 });
 
@@ -246,13 +271,34 @@ describe('audit log', () => {
     expect(items[0]).toEqual(
       expect.objectContaining({ actor: 'admin@auth.test', actorType: 'user', action: 'revoke', status: 'success', errorMessage: null }),
     );
-    const clamped = await call('/admin/activity?limit=1000', bearer(admin.token));
-    expect(clamped.status).toBe(200);
-    expect((await jsonOf(clamped)).items.length).toBeLessThanOrEqual(100);
   });
 
-  test("a tenant's activity never shows another tenant's entries", async () => {
+  test('with 120 entries, limit=1000 is clamped to the newest 100 and no limit gives the newest 50, newest first', async () => {
+    const busy = await sessionToken({ tenant: `auth-busy-${run}`, email: 'admin@busy.test', roles: ['admin'] });
+    const principal = { kind: 'user', tenantId: busy.tenantId, email: 'admin@busy.test' } as UserPrincipal;
+    await withTenant(api.deps.db, busy.tenantId, async (trx) => {
+      for (let i = 0; i < 120; i++) await recordAudit(trx, principal, { eventType: 'test.event', action: 'test', targetType: 'test', targetId: String(i) });
+    });
+    const targets = async (query: string) => {
+      const res = await call(`/admin/activity${query}`, bearer(busy.token));
+      expect(res.status).toBe(200);
+      return (await jsonOf(res)).items.map((item: { targetId: string }) => Number(item.targetId));
+    };
+    const newest = (n: number) => Array.from({ length: n }, (_, i) => 119 - i);
+    expect(await targets('?limit=1000')).toEqual(newest(100));
+    expect(await targets('')).toEqual(newest(50));
+    expect(await targets('?limit=3')).toEqual(newest(3));
+  });
+
+  test("when both tenants have entries, each tenant's activity shows only its own", async () => {
     const other = await sessionToken({ tenant: `auth-quiet-${run}`, email: 'admin@quiet.test', roles: ['admin'] });
-    expect((await jsonOf(await call('/admin/activity', bearer(other.token)))).items).toEqual([]);
+    const otherKey = await createKey(other.token, ['catalog:read']);
+    await createKey(admin.token, ['catalog:read']);
+    const itemsOf = async (token: string) => (await jsonOf(await call('/admin/activity?limit=100', bearer(token)))).items;
+    const otherItems = await itemsOf(other.token);
+    expect(otherItems).toEqual([expect.objectContaining({ eventType: 'api_key.created', actor: 'admin@quiet.test', targetId: otherKey.id })]);
+    const ownItems = await itemsOf(admin.token);
+    expect(ownItems.length).toBeGreaterThan(0);
+    expect(ownItems.filter((item: { actor: string }) => item.actor === 'admin@quiet.test')).toEqual([]);
   });
 });

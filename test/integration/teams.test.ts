@@ -201,7 +201,7 @@ describe('team CRUD', () => {
 });
 
 describe('team hierarchy', () => {
-  test('a parent must be a team of the tenant, and no move may make a team its own ancestor', async () => {
+  test('a parent must be a team of the tenant, and no move may make a team its own ancestor; each refused move is audited as a failure', async () => {
     const a = await createTeam({ name: uniqueName('Root') });
     const b = await createTeam({ name: uniqueName('Middle'), parent_id: a.id });
     const c = await createTeam({ name: uniqueName('Leaf'), parent_id: b.id });
@@ -215,6 +215,12 @@ describe('team hierarchy', () => {
     expect(cycle.body.error.message).toMatch(/own ancestor/);
     expect((await call(adminA.token, 'PUT', `/admin/teams/${b.id}`, { parent_id: c.id })).status).toBe(409);
     expect((await call(adminA.token, 'GET', `/admin/teams/${a.id}`)).body.parent_id).toBeNull();
+    // Each refused move leaves a failure entry on the team, though its transaction rolled back.
+    const refusals = (await call(adminA.token, 'GET', `/teams/${a.id}`)).body.audit_log.filter((e: { status: string }) => e.status === 'failure');
+    expect(refusals).toEqual([
+      expect.objectContaining({ eventType: 'team.updated', action: 'update', targetId: a.id, errorMessage: expect.stringMatching(/own ancestor/) }),
+      expect.objectContaining({ eventType: 'team.updated', action: 'update', targetId: a.id, errorMessage: expect.stringMatching(/own parent/) }),
+    ]);
 
     const missing = await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: randomUUID() });
     expect(missing.status).toBe(400);
