@@ -6,7 +6,7 @@ import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from './permissions';
 import type { SessionClaims, SessionVerifier } from './sessionTokens';
-import { findActiveAgentToken, findActiveApiKeysByPrefix, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
+import { findActiveAgentToken, findActiveApiKeysByPrefix, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
 import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from './tokens';
 
 /** What a route requires of its caller: nothing, any user or API key, a permission, or an agent token. */
@@ -141,9 +141,10 @@ export class Authenticator {
         };
       case 'user': {
         const { claims } = identity;
-        // A token for a tenant that does not exist fails the user's foreign key: same 401.
-        const userId = await upsertSessionUser(trx, claims).catch(() => {
-          throw unauthorized();
+        // A token for a tenant that does not exist fails the user's foreign key: same 401. Any
+        // other error (the database down, a bug) is the server's, not the caller's.
+        const userId = await upsertSessionUser(trx, claims).catch((err: unknown) => {
+          throw isUnknownTenant(err) ? unauthorized() : err;
         });
         const roles = await rolesOfUser(trx, userId, claims.groups);
         const granted = roles.flatMap((role) =>

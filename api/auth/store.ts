@@ -46,27 +46,49 @@ const LAST_LOGIN_RESOLUTION_MS = 60_000;
  * and last_login. Reads first and writes only when something changed or last_login is over a
  * minute old: an upsert locks the row even when it changes nothing, which would queue a user's
  * concurrent requests.
+ *
+ * Email is unique in a tenant, and the tenant's identity provider is trusted for its tenant: a
+ * subject seen for the first time with the email of an existing user (a `dev|…` user from the
+ * CLI, an account re-created in the provider) is that user, and the subject is linked to it.
+ * A known subject whose new email another user still holds keeps its stored email until that
+ * user's next sign-in frees it.
  */
 export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string> {
   const groups = [...new Set(claims.groups)].sort();
   const existing = await trx('users')
     .where({ tenant_id: claims.tenantId, subject: claims.subject })
     .first('id', 'email', 'name', 'idp_groups', 'last_login');
+  if (!existing) {
+    const [row] = await trx('users')
+      .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, idp_groups: groups, last_login: trx.fn.now() })
+      .onConflict(['tenant_id', 'email'])
+      .merge(['subject', 'name', 'idp_groups', 'last_login'])
+      .returning('id');
+    return row.id;
+  }
   const fresh =
-    existing &&
     existing.email === claims.email &&
     existing.name === claims.name &&
     existing.idp_groups.join('\n') === groups.join('\n') &&
     existing.last_login &&
     Date.now() - new Date(existing.last_login).getTime() < LAST_LOGIN_RESOLUTION_MS;
   if (fresh) return existing.id;
-  const [row] = await trx('users')
-    .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, idp_groups: groups, last_login: trx.fn.now() })
-    .onConflict(['tenant_id', 'subject'])
-    .merge(['email', 'name', 'idp_groups', 'last_login'])
-    .returning('id');
-  return row.id;
+  await trx('users')
+    .where({ id: existing.id })
+    .update({
+      email: trx.raw('case when exists (select 1 from users o where o.email = ? and o.id <> users.id) then users.email else ? end', [claims.email, claims.email]),
+      name: claims.name,
+      idp_groups: groups,
+      last_login: trx.fn.now(),
+    });
+  return existing.id;
 }
+
+/** The foreign-key violation of a user row whose tenant does not exist. */
+export const isUnknownTenant = (err: unknown) => {
+  const { code, constraint } = (err ?? {}) as { code?: string; constraint?: string };
+  return code === '23503' && constraint === 'users_tenant_id_fkey';
+};
 
 export interface GrantedRole {
   /** A built-in role's name or a role bundle's id. */

@@ -36,10 +36,11 @@ export async function issueDevToken(config: Config, request: DevTokenRequest): P
     const name = request.name ?? request.email.split('@')[0];
     const userId = await withTenant(app, tenantId, async (trx) => {
       await trx('tenants').insert({ id: tenantId, slug, name: slug }).onConflict('id').ignore();
+      // By email, as sign-in links users: a user an identity provider created keeps its subject.
       const [user] = await trx('users')
         .insert({ tenant_id: tenantId, subject, email: request.email, name })
-        .onConflict(['tenant_id', 'subject'])
-        .merge(['email', 'name'])
+        .onConflict(['tenant_id', 'email'])
+        .merge(['name'])
         .returning('id');
       for (const role of request.roles ?? []) {
         const key = isBuiltInRole(role) ? role : (await trx('role_bundles').where({ name: role }).first('id'))?.id;

@@ -58,3 +58,41 @@ test('tokens signed by another key, for another audience, expired, or from the d
     await api.close();
   }
 });
+
+test('a provider subject seen first with the email of a CLI-made user signs in as that user', async () => {
+  const cli = await sessionToken({ tenant: tenantId, email: 'linked@oidc.test', roles: ['viewer'] });
+  const dev = await startApi(); // the default configuration, which accepts CLI tokens
+  try {
+    expect((await fetch(`${dev.url}/api/v1/me`, { headers: bearer(cli.token) })).status).toBe(200);
+  } finally {
+    await dev.close();
+  }
+  const api = await apiWith({ jwksUrl: idp.jwksUrl });
+  try {
+    const token = await idp.sign({ sub: 'idp|linked', email: 'linked@oidc.test', name: 'Linked', tenant_id: tenantId, groups: [] });
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(token) });
+      expect(res.status).toBe(200);
+      expect(await jsonOf(res)).toEqual(expect.objectContaining({ id: cli.userId, email: 'linked@oidc.test', name: 'Linked', roles: ['viewer'] }));
+    }
+  } finally {
+    await api.close();
+  }
+});
+
+test('a known subject whose new email another user holds still signs in, as itself, keeping its stored email', async () => {
+  const holder = await sessionToken({ tenant: tenantId, email: 'taken@oidc.test' });
+  const api = await apiWith({ jwksUrl: idp.jwksUrl });
+  try {
+    const asMover = (email: string) => idp.sign({ sub: 'idp|mover', email, name: 'Mover', tenant_id: tenantId, groups: [] });
+    const first = await jsonOf(await fetch(`${api.url}/api/v1/me`, { headers: bearer(await asMover('mover@oidc.test')) }));
+    const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(await asMover('taken@oidc.test')) });
+    expect(res.status).toBe(200);
+    const me = await jsonOf(res);
+    expect(me.id).toBe(first.id);
+    expect(me.id).not.toBe(holder.userId);
+    expect(me.email).toBe('mover@oidc.test');
+  } finally {
+    await api.close();
+  }
+});
