@@ -1,17 +1,5 @@
-import type { Knex } from 'knex';
-import type { CallerPrincipal } from '../auth/authenticate';
 import { defineRoute } from '../http/route';
-
-async function userProfile(db: Knex, auth: CallerPrincipal) {
-  const user = await db('users').where({ id: auth.userId }).first('id', 'email', 'name', 'picture');
-  const groups = auth.kind === 'user' ? auth.groups : [];
-  const teams = await db('teams')
-    .whereIn('id', db('team_members').where({ user_id: auth.userId }).select('team_id'))
-    .orWhereIn('id', db('team_group_mappings').whereIn('group_name', groups).select('team_id'))
-    .orderBy('slug')
-    .pluck('slug');
-  return { user, groups, teams };
-}
+import { getProfile } from '../users/store';
 
 export const sessionRoutes = [
   defineRoute({
@@ -22,12 +10,11 @@ export const sessionRoutes = [
     summary: 'The current user: profile, tenant, teams, identity-provider groups and roles',
     responses: { 200: { description: 'Current user' } },
     handler: async ({ db, auth }) => {
-      const { user, groups, teams } = await userProfile(db, auth);
+      // An API key acts with its scopes only, not its owner's identity-provider groups.
+      const groups = auth.kind === 'user' ? auth.groups : [];
+      const { teams, ...user } = await getProfile(db, auth.userId, groups);
       return {
-        id: user.id,
-        email: user.email,
-        name: user.name,
-        picture: user.picture,
+        ...user,
         tenant_id: auth.tenantId,
         teams,
         groups,

@@ -3,7 +3,7 @@ import { notFound } from '../http/errors';
 import { idpFirstMaxWindow, idpPageMeta, idpPageWindow, offsetCursor, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { adminUserListQuery, adminUserListSchema, userDetailSchema, userIdParams, userListQuery, userListSchema } from './schemas';
-import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin, teamSlugsOfUser } from './store';
+import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin } from './store';
 
 export const userRoutes = [
   defineRoute({
@@ -43,8 +43,7 @@ export const userRoutes = [
     handler: async ({ db, auth, params }) => {
       const found = await getUser(db, params.id);
       if (!found) throw notFound('User');
-      const { user, groups } = found;
-      const teams = await teamSlugsOfUser(db, user.id);
+      const { user, groups, teams } = found;
       const roles = await rolesOfUser(db, user.id, groups);
       return { ...user, tenant_id: auth.tenantId, teams, groups, roles: roles.map((role) => role.name) };
     },

@@ -21,13 +21,17 @@ export const userDetailSchema = {
   properties: {
     ...userSchema.properties,
     tenant_id: { type: 'string', format: 'uuid' },
-    teams: { type: 'array', items: { type: 'string' }, description: 'Slugs of the teams the user is a member of' },
-    groups: {
+    teams: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Always empty here: group membership comes from identity-provider tokens and is not stored',
+      description: 'Slugs of the teams the user belongs to: as a member, or through an identity-provider group mapped to the team',
     },
-    roles: { type: 'array', items: { type: 'string' }, description: 'Names of the roles held directly or through team membership' },
+    groups: { type: 'array', items: { type: 'string' }, description: "The identity-provider groups of the user's latest sign-in" },
+    roles: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "Names of the roles held directly, through the user's teams and through their groups",
+    },
   },
 } as const;
 
@@ -66,7 +70,7 @@ export const adminUserListSchema = {
         properties: {
           ...userSchema.properties,
           roles: { type: 'array', items: { type: 'string' }, description: 'Directly assigned role names' },
-          teams: { type: 'array', items: { type: 'string' }, description: 'Team slugs' },
+          teams: { type: 'array', items: { type: 'string' }, description: 'Team slugs: as a member or through a mapped group' },
         },
       },
     },

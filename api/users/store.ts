@@ -24,6 +24,21 @@ export const toUser = (row: UserRow) => ({
   created_at: new Date(row.created_at).toISOString(),
 });
 
+/**
+ * A user's team slugs, as one SQL expression: the teams they are a member of and the teams an
+ * identity-provider group of theirs is mapped to (which is also how their roles are counted).
+ * /me, /users/{id} and /admin/users all list teams with it.
+ */
+function teamSlugs(db: Knex, userId: Knex.Ref<string, object> | string, groups: Knex.Ref<string, object> | string[]): Knex.Raw {
+  return db.raw(
+    `array(select t.slug from teams t
+            where exists (select 1 from team_members m where m.team_id = t.id and m.user_id = ?)
+               or exists (select 1 from team_group_mappings g where g.team_id = t.id and g.group_name = any(?::text[]))
+            order by t.slug)`,
+    [userId, groups],
+  );
+}
+
 /** A LIKE pattern matching `text` literally anywhere (%, _ and \ lose their meaning). */
 export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -46,7 +61,7 @@ export async function listUsers(db: Knex, window: OffsetWindow, search?: string)
   return { users: rows.map(toUser), total: await countMatching(db, search) };
 }
 
-/** The admin listing adds each user's direct roles and team slugs, in the same query. */
+/** The admin listing adds each user's direct roles and teams, in the same query. */
 export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?: string) {
   const rows: (UserRow & { roles: string[]; teams: string[] })[] = await matching(db, search)
     .orderBy('u.email')
@@ -56,8 +71,7 @@ export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?:
     .select(
       db.raw(`array(select coalesce(b.name, r.role) from user_roles r left join role_bundles b on b.id::text = r.role
                      where r.user_id = u.id order by 1) as roles`),
-      db.raw(`array(select t.slug from team_members m join teams t on t.id = m.team_id
-                     where m.user_id = u.id order by 1) as teams`),
+      db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), db.ref('u.idp_groups'))]),
     );
   return {
     items: rows.map((row) => ({ ...toUser(row), roles: row.roles, teams: row.teams })),
@@ -65,12 +79,17 @@ export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?:
   };
 }
 
-/** A user, with their identity-provider groups as of their latest sign-in. */
+/** A user, with their identity-provider groups as of their latest sign-in and their teams. */
 export async function getUser(db: Knex, id: string) {
-  const row: (UserRow & { idp_groups: string[] }) | undefined = await db('users as u').where('u.id', id).first([...USER_COLUMNS, 'u.idp_groups']);
-  return row && { user: toUser(row), groups: row.idp_groups };
+  const row: (UserRow & { idp_groups: string[]; teams: string[] }) | undefined = await db('users as u')
+    .where('u.id', id)
+    .first([...USER_COLUMNS, 'u.idp_groups', db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), db.ref('u.idp_groups'))])]);
+  return row && { user: toUser(row), groups: row.idp_groups, teams: row.teams };
 }
 
-export function teamSlugsOfUser(db: Knex, userId: string): Promise<string[]> {
-  return db('team_members as m').join('teams as t', 't.id', 'm.team_id').where('m.user_id', userId).orderBy('t.slug').pluck('t.slug');
+/** The caller's profile for /me, with their teams as reached with `groups` (the token's). */
+export function getProfile(db: Knex, userId: string, groups: string[]): Promise<{ id: string; email: string; name: string; picture: string | null; teams: string[] }> {
+  return db('users as u')
+    .where('u.id', userId)
+    .first('u.id', 'u.email', 'u.name', 'u.picture', db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), groups)]));
 }

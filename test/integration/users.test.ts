@@ -138,6 +138,19 @@ describe('GET /users/{id}', () => {
     expect(res.body.roles).toEqual(['viewer']);
   });
 
+  test('teams reached through an identity-provider group mapped to a team are listed, the same as /me and /admin/users list them', async () => {
+    // A tenant of its own, so the listings of tenant A keep their users.
+    const admin = await sessionToken({ tenant: `users-c-${run}`, email: 'admin@c.test', roles: ['admin'] });
+    const team = (await call(admin.token, 'POST', '/admin/teams', { name: `Mapped team ${run}` })).body;
+    await call(admin.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: `mapped-${run}`, provider: 'idp-a' });
+    const member = await sessionToken({ tenant: `users-c-${run}`, email: 'mapped@c.test', groups: [`mapped-${run}`] });
+    const me = (await call(member.token, 'GET', '/me')).body; // the sign-in that records the group
+    expect(me.teams).toEqual([team.slug]);
+    expect((await call(admin.token, 'GET', `/users/${member.userId}`)).body.teams).toEqual(me.teams);
+    const listed = (await call(admin.token, 'GET', '/admin/users?search=mapped@c.test')).body.items;
+    expect(listed).toEqual([expect.objectContaining({ id: member.userId, teams: me.teams })]);
+  });
+
   test('an unknown id is 404 and a malformed one 400', async () => {
     const missing = await call(viewerA.token, 'GET', `/users/${randomUUID()}`);
     expect(missing.status).toBe(404);
