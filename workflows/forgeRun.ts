@@ -9,10 +9,10 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { ForgeActivities } from '../activities/forge';
-import type { Decision, ForgeRunInput, RunStepSpec } from './forgeTypes';
+import type { Decision, ForgeRunInput, RunStepSpec, StepDecision } from './forgeTypes';
 
-export const approveSignal = defineSignal<[Decision]>('approve');
-export const rejectSignal = defineSignal<[Decision]>('reject');
+export const approveSignal = defineSignal<[StepDecision]>('approve');
+export const rejectSignal = defineSignal<[StepDecision]>('reject');
 export const cancelSignal = defineSignal<[Decision]>('cancel');
 
 // Bookkeeping: quick database writes, retried until they land. Local activities run in the
@@ -20,6 +20,15 @@ export const cancelSignal = defineSignal<[Decision]>('cancel');
 const record = proxyLocalActivities<ForgeActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '30 seconds' },
+});
+
+// The first write waits for the API's transaction, which commits the run just after starting
+// this workflow: retried quickly (100, 200, 400, 800 ms, then every second) and given up after
+// about a minute, when that transaction has surely rolled back and there is no run to execute.
+// Bounded by attempts: the SDK's schedule-to-close limit did not stop a local activity's retries.
+const recordFirst = proxyLocalActivities<ForgeActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '100 milliseconds', maximumInterval: '1 second', maximumAttempts: 60 },
 });
 
 /** The action itself, with the step's own timeout and attempts; heartbeats carry cancellation. */
@@ -39,40 +48,51 @@ const failureMessage = (err: unknown): string => {
   return cause instanceof Error ? cause.message : String(cause);
 };
 
+const byWhom = (verb: string, by: Decision) => `${verb} by ${by.actor}${by.comment ? `: ${by.comment}` : ''}`;
+
 /**
  * One forge run: the mold's actions in order, each an activity on the forge pool. An approval
- * step (or an action that requires approval) waits for the approve or reject signal; the
- * cancel signal stops the run wherever it is, cancelling the action in flight. Every state
- * change is written to the database by an activity, so the run record follows the workflow.
+ * step (or an action that requires approval) waits for the approve or reject signal naming its
+ * position; the cancel signal stops the run wherever it is, cancelling the action in flight.
+ * Every state change is written to the database by an activity, so the run record follows the
+ * workflow.
  */
 export async function forgeRun(input: ForgeRunInput): Promise<void> {
   const { tenantId, runId } = input;
-  let awaiting = false;
-  let decision: { kind: 'approve' | 'reject'; by: Decision } | undefined;
+  // Kept per step and whenever they arrive: a decision that lands before the workflow reaches
+  // its wait (even in the same activation) still counts. The API accepts one per step.
+  const decisions = new Map<number, { kind: 'approve' | 'reject'; by: Decision }>();
   let cancelledBy: Decision | undefined;
   const actionScope = new CancellationScope();
 
-  setHandler(approveSignal, (by) => {
-    if (awaiting) decision = { kind: 'approve', by };
-  });
-  setHandler(rejectSignal, (by) => {
-    if (awaiting) decision = { kind: 'reject', by };
-  });
+  const decide = (kind: 'approve' | 'reject') => (by: StepDecision) => {
+    if (!decisions.has(by.position)) decisions.set(by.position, { kind, by });
+  };
+  setHandler(approveSignal, decide('approve'));
+  setHandler(rejectSignal, decide('reject'));
   setHandler(cancelSignal, (by) => {
     cancelledBy ??= by;
     actionScope.cancel();
   });
 
-  const finish = (status: 'completed' | 'failed' | 'cancelled', error?: string) =>
-    CancellationScope.nonCancellable(() => record.markRun({ tenantId, runId, status, error }));
   const cancelRest = (from: number) =>
     CancellationScope.nonCancellable(async () => {
       await record.markOpenSteps({ tenantId, runId, fromPosition: from, status: 'cancelled' });
-      await record.appendLog({ tenantId, runId, level: 'warn', message: `cancelled by ${cancelledBy?.actor}` });
+      await record.appendLog({ tenantId, runId, level: 'warn', message: byWhom('cancelled', cancelledBy!) });
       await record.markRun({ tenantId, runId, status: 'cancelled' });
     });
+  // An accepted cancel wins over any other ending, even one that arrives after the last action.
+  const finish = async (status: 'completed' | 'failed', error?: string) => {
+    if (!cancelledBy) {
+      const result = await CancellationScope.nonCancellable(() => record.markRun({ tenantId, runId, status, error }));
+      if (result !== 'cancel-accepted') return;
+      // The API signals before it commits a cancel, so the signal is already in history.
+      await condition(() => cancelledBy !== undefined);
+    }
+    await cancelRest(input.steps.length); // every step has ended by now: nothing left to mark
+  };
 
-  await record.markRun({ tenantId, runId, status: 'running' });
+  await recordFirst.markRun({ tenantId, runId, status: 'running' });
   for (const step of input.steps) {
     const { position } = step;
     if (cancelledBy) return cancelRest(position);
@@ -80,13 +100,10 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
     if (step.type === 'approval' || step.requiresApproval) {
       await record.markStep({ tenantId, runId, position, status: 'awaiting_approval' });
       await record.markRun({ tenantId, runId, status: 'awaiting_approval' });
-      awaiting = true;
-      decision = undefined;
-      await condition(() => decision !== undefined || cancelledBy !== undefined);
-      awaiting = false;
+      await condition(() => decisions.has(position) || cancelledBy !== undefined);
       if (cancelledBy) return cancelRest(position);
-      const { kind, by } = decision!;
-      await record.appendLog({ tenantId, runId, position, message: `${kind === 'approve' ? 'approved' : 'rejected'} by ${by.actor}${by.comment ? `: ${by.comment}` : ''}` });
+      const { kind, by } = decisions.get(position)!;
+      await record.appendLog({ tenantId, runId, position, message: byWhom(kind === 'approve' ? 'approved' : 'rejected', by) });
       if (kind === 'reject') {
         await record.markStep({ tenantId, runId, position, status: 'failed', error: 'rejected' });
         await record.markOpenSteps({ tenantId, runId, fromPosition: position + 1, status: 'skipped' });

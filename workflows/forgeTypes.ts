@@ -26,4 +26,15 @@ export interface Decision {
   comment?: string;
 }
 
+/** An approve or reject names the approval step it answers, so it can never apply to another. */
+export interface StepDecision extends Decision {
+  position: number;
+}
+
+/**
+ * What writing a run's status did. `cancel-accepted`: the run was about to end otherwise, but
+ * the API had already accepted a cancel (its signal is on the way), so the run must end cancelled.
+ */
+export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted';
+
 export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { activeIntegrationOfType } from '../../api/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
 import { withTenant } from '../../db/tenancy';
-import type { RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
+import type { MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
 import { vcsHostAction, type VcsHostActionConfig } from './vcsHost';
@@ -22,10 +22,11 @@ export function createForgeActivities({ db }: { db: Knex }) {
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
 
   return {
-    async markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<void> {
-      const found = await inTenant(input, (trx) => markRun(trx, input.runId, input.status, input.error));
+    async markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<Exclude<MarkRunResult, 'not-visible'>> {
+      const result = await inTenant(input, (trx) => markRun(trx, input.runId, input.status, input.error));
       // Retried by the workflow's policy until the API's transaction has committed the run.
-      if (!found) throw ApplicationFailure.retryable(`run ${input.runId} is not visible yet`, 'RunNotVisible');
+      if (result === 'not-visible') throw ApplicationFailure.retryable(`run ${input.runId} is not visible yet`, 'RunNotVisible');
+      return result;
     },
     async markStep(input: RunRef & { position: number; status: StepStatus; error?: string; output?: unknown }): Promise<void> {
       await inTenant(input, (trx) => markStep(trx, input.runId, input.position, input.status, input));

@@ -5,12 +5,13 @@ import { ApiError, invalid, notFound } from '../http/errors';
 import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { TASK_QUEUES } from '../../workflows/taskQueues';
-import { forgeWorkflowId, type RunStatus, type RunStepSpec } from '../../workflows/forgeTypes';
+import { forgeWorkflowId, type RunStepSpec } from '../../workflows/forgeTypes';
 import type { forgeRun } from '../../workflows/forgeRun';
+import { decisionConflict, type DecisionKind } from './decisionRules';
 import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
 import { streamRunLogs } from './logStream';
-import { findRun, insertDecision, insertRun, listLogs, listRuns, runStats, runStatus } from './runStore';
+import { findRun, insertDecision, insertRun, listLogs, listRuns, lockRunForDecision, runStats, runStatus } from './runStore';
 import { RUN_STATUSES } from './schemas';
 
 const runIdParams = {
@@ -22,12 +23,13 @@ const runIdParams = {
 const temporalLink = (config: Config, workflowId: string) =>
   `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 
-/** Which states each decision may be taken in; anything else is a 409 naming the current one. */
-const DECISIONS = {
-  approve: { allowedFrom: ['awaiting_approval'], summary: 'Approve a run waiting for approval: it resumes' },
-  reject: { allowedFrom: ['awaiting_approval'], summary: 'Reject a run waiting for approval: it ends as failed (rejected)' },
-  cancel: { allowedFrom: ['pending', 'running', 'awaiting_approval'], summary: 'Cancel a run, stopping the action in flight: it ends as cancelled' },
-} as const satisfies Record<string, { allowedFrom: RunStatus[]; summary: string }>;
+const DECISION_SUMMARIES: Record<DecisionKind, string> = {
+  approve: 'Approve the step a run waits on: it resumes',
+  reject: 'Reject the step a run waits on: the run ends as failed (rejected)',
+  cancel: 'Cancel a run, stopping the action in flight: it ends as cancelled',
+};
+
+const decisionRefused = (message: string, status: string) => new ApiError('CONFLICT', message, [{ field: 'status', message: status }]);
 
 export const runRoutes = [
   defineRoute({
@@ -141,27 +143,35 @@ export const runRoutes = [
     responses: { 200: { description: 'Forge statistics' } },
     handler: ({ db }) => runStats(db),
   }),
-  ...(Object.keys(DECISIONS) as (keyof typeof DECISIONS)[]).map((decision) =>
+  ...(Object.keys(DECISION_SUMMARIES) as DecisionKind[]).map((decision) =>
     defineRoute({
       method: 'POST',
       path: `/forge/runs/{runId}/${decision}`,
       tag: 'Forge',
       access: 'forge:write',
-      summary: DECISIONS[decision].summary,
+      summary: DECISION_SUMMARIES[decision],
       params: runIdParams,
       body: { type: 'object', properties: { comment: { type: 'string', maxLength: 2000 } }, additionalProperties: false },
       optionalBody: true,
       responses: { 200: { description: 'The run, with the decision recorded' } },
       handler: async ({ db, auth, params, body, deps }) => {
-        const run = await db('runs').where({ id: params.runId }).forUpdate().first('status', 'workflow_id');
+        const run = await lockRunForDecision(db, params.runId);
         if (!run) throw notFound('Run');
-        if (!(DECISIONS[decision].allowedFrom as readonly string[]).includes(run.status)) {
-          throw new ApiError('CONFLICT', `Cannot ${decision} a run that is ${run.status}`, [{ field: 'status', message: run.status }]);
-        }
+        const refusal = decisionConflict(decision, run);
+        if (refusal) throw decisionRefused(refusal, run.status);
+        // An approve or reject answers the step waiting now, never a later one.
+        const position = decision === 'cancel' ? null : run.awaitingPosition;
         const { actor } = actorOf(auth);
-        await deps.temporal.workflow.getHandle(run.workflow_id).signal(decision, { actor, comment: body.comment });
-        await insertDecision(db, auth.tenantId, params.runId, decision, actor, body.comment);
-        await recordAudit(db, auth, { eventType: `forge.run.${decision}`, action: decision, targetType: 'run', targetId: params.runId });
+        const recorded = await insertDecision(db, { tenantId: auth.tenantId, runId: params.runId, kind: decision, position, actor, comment: body.comment });
+        if (!recorded) throw decisionRefused(`Cannot ${decision} a run that is ${run.status}: it was already decided`, run.status);
+        await deps.temporal.workflow.getHandle(run.workflowId).signal(decision, { actor, comment: body.comment, ...(position !== null && { position }) });
+        await recordAudit(db, auth, {
+          eventType: `forge.run.${decision}`,
+          action: decision,
+          targetType: 'run',
+          targetId: params.runId,
+          metadata: { ...(position !== null && { step: position }), ...(body.comment && { comment: body.comment }) },
+        });
         return findRun(db, params.runId);
       },
     }),

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { OffsetWindow } from '../http/pagination';
-import type { RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
+import type { MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
+import type { DecisionKind, RunDecisionState } from './decisionRules';
 
 // SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
 
@@ -70,7 +71,7 @@ export async function findRun(trx: Knex, id: string) {
   if (!row) return undefined;
   const [steps, decisions] = await Promise.all([
     trx('run_steps').where({ run_id: id }).orderBy('position').select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
-    trx('run_decisions').where({ run_id: id }).orderBy('created_at').select('decision', 'actor', 'comment', 'created_at'),
+    trx('run_decisions').where({ run_id: id }).orderBy('created_at').select('decision', 'step_position', 'actor', 'comment', 'created_at'),
   ]);
   return {
     ...toRun(row),
@@ -93,20 +94,26 @@ export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: 
 
 /**
  * Terminal runs never change again, so a late or repeated write cannot undo an outcome.
- * Returns false when the run is not (yet) visible: the API starts the workflow before its
- * transaction commits the run.
+ * `not-visible`: the API starts the workflow before its transaction commits the run.
+ * The row lock orders this write against a decision, which the API takes under the same lock:
+ * a run whose cancel was accepted is not ended any other way (`cancel-accepted`).
  */
-export async function markRun(trx: Knex, runId: string, status: RunStatus, error?: string): Promise<boolean> {
-  const updated = await trx('runs')
+export async function markRun(trx: Knex, runId: string, status: RunStatus, error?: string): Promise<MarkRunResult> {
+  const run = await trx('runs').where({ id: runId }).forUpdate().first('status');
+  if (!run) return 'not-visible';
+  if (TERMINAL.includes(run.status)) return 'written';
+  if ((status === 'completed' || status === 'failed') && (await trx('run_decisions').where({ run_id: runId, decision: 'cancel' }).first('id'))) {
+    return 'cancel-accepted';
+  }
+  await trx('runs')
     .where({ id: runId })
-    .whereNotIn('status', TERMINAL)
     .update({
       status,
       error: error ?? null,
       started_at: trx.raw('coalesce(started_at, now())'),
       finished_at: TERMINAL.includes(status) ? trx.fn.now() : null,
     });
-  return updated > 0 || (await trx('runs').where({ id: runId }).first('id')) !== undefined;
+  return 'written';
 }
 
 export async function markStep(trx: Knex, runId: string, position: number, status: StepStatus, extra: { error?: string; output?: unknown } = {}): Promise<void> {
@@ -142,8 +149,41 @@ export async function listLogs(trx: Knex, runId: string, afterId = 0) {
   return rows.map((r) => ({ ...r, id: Number(r.id), created_at: iso(r.created_at) }));
 }
 
-export async function insertDecision(trx: Knex, tenantId: string, runId: string, decision: 'approve' | 'reject' | 'cancel', actor: string, comment?: string): Promise<void> {
-  await trx('run_decisions').insert({ tenant_id: tenantId, run_id: runId, decision, actor, comment: comment ?? null });
+/**
+ * Locks the run's row for a decision and reads what deciding depends on: its status, the step
+ * waiting for approval and the decisions taken so far. Decisions on one run are thus serial.
+ */
+export async function lockRunForDecision(trx: Knex, runId: string): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
+  const run = await trx('runs').where({ id: runId }).forUpdate().first('status', 'workflow_id');
+  if (!run) return undefined;
+  const [awaiting, decisions] = await Promise.all([
+    trx('run_steps').where({ run_id: runId, status: 'awaiting_approval' }).orderBy('position').first('position'),
+    trx('run_decisions').where({ run_id: runId }).orderBy('created_at').select('decision', 'step_position', 'actor'),
+  ]);
+  return { status: run.status, workflowId: run.workflow_id, awaitingPosition: awaiting?.position ?? null, decisions };
+}
+
+/**
+ * Records a decision (an approve or reject with the step it answers). Returns false when the
+ * run already has it: the unique indexes allow one per step and one cancel per run.
+ */
+export async function insertDecision(
+  trx: Knex,
+  decision: { tenantId: string; runId: string; kind: DecisionKind; position: number | null; actor: string; comment?: string },
+): Promise<boolean> {
+  const inserted = await trx('run_decisions')
+    .insert({
+      tenant_id: decision.tenantId,
+      run_id: decision.runId,
+      decision: decision.kind,
+      step_position: decision.position,
+      actor: decision.actor,
+      comment: decision.comment ?? null,
+    })
+    .onConflict()
+    .ignore()
+    .returning('id');
+  return inserted.length > 0;
 }
 
 /** Counts by status, and per mold: runs, outcomes, success rate and mean duration. */
