@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { renderTemplate } from './template';
+import { isHttpUrl, renderTemplate } from './template';
 
 export interface HttpActionResult {
   status: number;
@@ -10,8 +10,8 @@ const BODY_LOG_LIMIT = 4096;
 
 /**
  * One HTTP request as an action describes it (templated with the run's parameters). 5xx and
- * network errors throw a retryable failure, so the activity retry policy tries again; a 4xx is
- * the caller's mistake and fails the step at once.
+ * network errors throw a retryable failure, so the activity retry policy tries again; a 4xx or
+ * an invalid URL is the caller's mistake and fails the step at once.
  */
 export async function httpAction(
   request: { method: string; url: string; headers?: Record<string, string>; body?: unknown; timeoutSeconds: number },
@@ -19,6 +19,7 @@ export async function httpAction(
   signal: AbortSignal,
 ): Promise<HttpActionResult> {
   const url = String(renderTemplate(request.url, parameters));
+  if (!isHttpUrl(url)) throw ApplicationFailure.nonRetryable(`"${url}" is not an absolute http(s) URL`, 'InvalidUrl');
   const headers = renderTemplate(request.headers ?? {}, parameters) as Record<string, string>;
   const body = request.body === undefined ? undefined : renderTemplate(request.body, parameters);
   const timeout = AbortSignal.timeout(request.timeoutSeconds * 1000);

@@ -1,3 +1,4 @@
+import { isHttpUrl, parameterReferences, startsWithReference } from '../../activities/forge/template';
 import type { ErrorDetail } from '../http/errors';
 import type { MoldAction, MoldParameter } from './schemas';
 
@@ -30,6 +31,26 @@ function valueProblem(p: MoldParameter, value: unknown): string | null {
   }
 }
 
+/** An api-call's URL is absolute http(s), or begins with a parameter that supplies it. */
+function urlProblem(url: string): string | null {
+  return startsWithReference(url) || isHttpUrl(url) ? null : 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
+}
+
+/** Per action: its URL (api-call) and every parameter reference in its config, which must name a defined parameter. */
+function actionProblems(action: MoldAction, index: number, parameterNames: Set<string>): ErrorDetail[] {
+  const field = `body.actions.${index}.config`;
+  const config = (action.config ?? {}) as Record<string, unknown>;
+  const problems: ErrorDetail[] = [];
+  if (action.type === 'api-call' && typeof config.url === 'string') {
+    const problem = urlProblem(config.url);
+    if (problem) problems.push({ field: `${field}.url`, message: problem });
+  }
+  for (const { path, name } of parameterReferences(config)) {
+    if (!parameterNames.has(name)) problems.push({ field: `${field}${path}`, message: `refers to "${name}", which is not a parameter of this mold` });
+  }
+  return problems;
+}
+
 export function moldProblems(mold: { parameters?: readonly MoldParameter[]; actions?: readonly MoldAction[] }): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const parameters = mold.parameters ?? [];
@@ -45,9 +66,12 @@ export function moldProblems(mold: { parameters?: readonly MoldParameter[]; acti
       if (problem) problems.push({ field: `${field}.default`, message: `default ${problem}` });
     }
   });
-  for (const name of duplicates((mold.actions ?? []).map((a) => a.name))) {
+  const actions = mold.actions ?? [];
+  for (const name of duplicates(actions.map((a) => a.name))) {
     problems.push({ field: 'body.actions', message: `action "${name}" is defined more than once` });
   }
+  const parameterNames = new Set(parameters.map((p) => p.name));
+  actions.forEach((action, i) => problems.push(...actionProblems(action, i, parameterNames)));
   return problems;
 }
 

@@ -24,8 +24,12 @@ export const moldParameterSchema = {
 } as const;
 
 const TIMEOUT = { type: 'integer', minimum: 1, maximum: 600 } as const;
+const MAX_ATTEMPTS = { type: 'integer', minimum: 1, maximum: 10, default: 3 } as const;
 
-/** Per action type, the config it takes. `${{ parameters.x }}` templating is allowed in strings. */
+/**
+ * Per action type, the config it takes (required but for approval). `${{ parameters.x }}`
+ * templating is allowed in strings; moldRules checks the references and the api-call URL.
+ */
 export const actionConfigSchemas = {
   'api-call': {
     type: 'object',
@@ -36,7 +40,7 @@ export const actionConfigSchemas = {
       headers: { type: 'object', additionalProperties: { type: 'string' } },
       body: {},
       timeout_seconds: { ...TIMEOUT, default: 30 },
-      max_attempts: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+      max_attempts: MAX_ATTEMPTS,
     },
     additionalProperties: false,
   },
@@ -47,6 +51,8 @@ export const actionConfigSchemas = {
       script: { type: 'string', minLength: 1, maxLength: 100_000 },
       timeout_seconds: { ...TIMEOUT, default: 60 },
       max_output_bytes: { type: 'integer', minimum: 1024, maximum: 1_048_576, default: 65_536 },
+      // Attempts are spent only when a worker is lost mid-script; the script's own failure is final.
+      max_attempts: MAX_ATTEMPTS,
     },
     additionalProperties: false,
   },
@@ -59,7 +65,7 @@ export const actionConfigSchemas = {
       body: {},
       integration_id: { type: 'string', format: 'uuid' },
       timeout_seconds: { ...TIMEOUT, default: 30 },
-      max_attempts: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+      max_attempts: MAX_ATTEMPTS,
     },
     additionalProperties: false,
   },
@@ -82,7 +88,7 @@ export const moldActionSchema = {
   additionalProperties: false,
   allOf: ACTION_TYPES.map((type) => ({
     if: { properties: { type: { const: type } } },
-    then: { properties: { config: actionConfigSchemas[type] } },
+    then: { ...(type !== 'approval' && { required: ['config'] }), properties: { config: actionConfigSchemas[type] } },
   })),
 } as const;
 

@@ -1,6 +1,6 @@
-import { renderTemplate } from '../../activities/forge/template';
+import { parameterReferences, renderTemplate } from '../../activities/forge/template';
 import { checkRunParameters, moldProblems } from '../../api/forge/moldRules';
-import type { MoldParameter } from '../../api/forge/schemas';
+import type { MoldAction, MoldParameter } from '../../api/forge/schemas';
 
 // The pure rules of forge: action templating, mold definition checks, run parameter checks.
 
@@ -26,6 +26,14 @@ describe('renderTemplate', () => {
 
   test('values that look like references are not expanded again', () => {
     expect(renderTemplate('${{ parameters.x }}-', { x: '${{ parameters.y }}', y: 'no' })).toBe('${{ parameters.y }}-');
+  });
+
+  test('parameterReferences finds every reference with its path, in nested objects and lists', () => {
+    expect(parameterReferences({ url: 'https://x/${{ parameters.a }}/${{parameters.b}}', body: { list: ['${{ parameters.c }}'] }, n: 3 })).toEqual([
+      { path: '.url', name: 'a' },
+      { path: '.url', name: 'b' },
+      { path: '.body.list.0', name: 'c' },
+    ]);
   });
 });
 
@@ -56,6 +64,30 @@ describe('moldProblems', () => {
 
   test('a well-formed mold has no problems', () => {
     expect(moldProblems({ parameters: [{ name: 'env', type: 'multi-select', required: false, options: ['dev', 'prod'], default: ['dev'] }], actions: [] })).toEqual([]);
+  });
+
+  const call = (config: Record<string, unknown>): MoldAction => ({ name: 'call', type: 'api-call', config, requires_approval: false });
+
+  test('an api-call URL must be absolute http(s) or begin with a parameter reference', () => {
+    const parameters = [{ name: 'base', type: 'string', required: true }] as MoldParameter[];
+    const urls = ['/relative', 'ftp://host/file', 'not a url', 'https://${{ parameters.base }}', 'http://host/ok', 'https://host/${{ parameters.base }}', '${{ parameters.base }}/hooks'];
+    const problems = moldProblems({ parameters, actions: urls.map((url, i) => ({ ...call({ url }), name: `call-${i}` })) });
+    const message = 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
+    expect(problems).toEqual([0, 1, 2, 3].map((i) => ({ field: `body.actions.${i}.config.url`, message })));
+  });
+
+  test('every parameter reference in an action config must name a parameter of the mold, reported where it is', () => {
+    const problems = moldProblems({
+      parameters: [{ name: 'service', type: 'string' }] as MoldParameter[],
+      actions: [
+        call({ url: 'https://host/${{ parameters.service }}', body: { tags: ['${{ parameters.tag }}'] } }),
+        { name: 'build', type: 'script', config: { script: 'echo ${{ parameters.servce }}' }, requires_approval: false },
+      ],
+    });
+    expect(problems).toEqual([
+      { field: 'body.actions.0.config.body.tags.0', message: 'refers to "tag", which is not a parameter of this mold' },
+      { field: 'body.actions.1.config.script', message: 'refers to "servce", which is not a parameter of this mold' },
+    ]);
   });
 });
 
