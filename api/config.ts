@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 // Environment → typed configuration, read once. Every variable here is documented in the
@@ -56,6 +57,22 @@ export function parseByteSize(raw: string): number {
   return Number(match[1]) * SIZE_UNITS[(match[2] ?? 'b').toLowerCase()];
 }
 
+/**
+ * The project root: the nearest folder above this file with a package.json (the clone, or the
+ * image's /app when running from dist/). Defaults are resolved from it, not from the working
+ * directory, so the CLI run from anywhere shares the API's data folder, as scripts/lib/common.sh
+ * does with $ROOT/.data.
+ */
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+  return dir;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const pgHost = env.SHIPYARD_PG_HOST ?? '127.0.0.1';
   const pgPort = intFrom(env, 'SHIPYARD_PG_PORT', 5432);
@@ -82,7 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',
       uiUrl: env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233',
     },
-    dataDir: path.resolve(env.SHIPYARD_DATA ?? '.data'),
+    dataDir: path.resolve(env.SHIPYARD_DATA ?? path.join(projectRoot(), '.data')),
     auth: {
       issuer: env.AUTH_ISSUER ?? 'shipyard-dev',
       audience: env.AUTH_AUDIENCE ?? 'shipyard',

@@ -45,14 +45,22 @@ async function main(): Promise<void> {
   const server = createServer(buildApp(deps, routes).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  let revokeKey = async () => {};
   try {
     const { token } = await issueDevToken(config, { tenant: 'bench', email: 'bench@bench.test', roles: ['admin'] });
+    const asAdmin = { authorization: `Bearer ${token}` };
     const created = await fetch(`${base}/admin/api-keys`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { ...asAdmin, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `bench-${Date.now()}`, scopes: ['catalog:read'] }),
     });
+    if (created.status !== 201) {
+      throw new Error(`could not create the bench API key: POST /admin/api-keys answered ${created.status} ${await created.text()}`);
+    }
     const apiKey = (await created.json()) as { id: string; token: string };
+    revokeKey = async () => {
+      await fetch(`${base}/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: asAdmin });
+    };
 
     const cases: [string, string, Record<string, string>][] = [
       ['unauthenticated', '/bench/public', {}],
@@ -71,8 +79,9 @@ async function main(): Promise<void> {
       );
     }
     console.log(`overhead over unauthenticated (median): API key +${(medians[1] - medians[0]).toFixed(2)} ms, session token +${(medians[2] - medians[0]).toFixed(2)} ms`);
-    await fetch(`${base}/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
   } finally {
+    // Revoked however the run ends, so runs never pile up keys against the bench user's limit of 25.
+    await revokeKey();
     server.close();
     await closeDeps(deps);
   }

@@ -9,13 +9,18 @@ const USAGE = `usage:
       prints a session token the local API accepts (dev signing key); creates the tenant and
       user when missing and assigns the roles directly`;
 
+/** A mistake in how the CLI was called (exit code 2), as opposed to a failure while running (1). */
+class UsageError extends Error {}
+
 const DURATION = /^(\d+)([smhd])$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
+/** A positive duration in seconds: a token that is already expired is never what was meant. */
 function parseDuration(value: string): number {
   const match = DURATION.exec(value);
-  if (!match) throw new Error(`--ttl must look like 90s, 30m, 1h or 7d, got "${value}"`);
-  return Number(match[1]) * UNIT_SECONDS[match[2]];
+  const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2]] : 0;
+  if (seconds <= 0) throw new UsageError(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${value}"`);
+  return seconds;
 }
 
 const list = (value: string | undefined) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
@@ -32,14 +37,16 @@ async function token(args: string[]): Promise<void> {
       ttl: { type: 'string', default: '1h' },
     },
   });
-  if (!values.tenant || !values.email) throw new Error('--tenant and --email are required');
+  if (!values.tenant || !values.email) throw new UsageError('--tenant and --email are required');
+  // Checked before anything is created.
+  const ttlSeconds = parseDuration(values.ttl);
   const { token: jwt } = await issueDevToken(loadConfig(), {
     tenant: values.tenant,
     email: values.email,
     name: values.name,
     groups: list(values.groups),
     roles: list(values.roles),
-    ttlSeconds: parseDuration(values.ttl ?? '1h'),
+    ttlSeconds,
   });
   process.stdout.write(`${jwt}\n`);
 }
@@ -55,7 +62,13 @@ async function main([command, ...args]: string[]): Promise<void> {
   await run(args);
 }
 
+const isUsageError = (err: { code?: unknown }) => err instanceof UsageError || String(err.code).startsWith('ERR_PARSE_ARGS');
+
 main(process.argv.slice(2)).catch((err) => {
   process.stderr.write(`shipyard: ${err.message}\n`);
+  if (isUsageError(err)) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exit(2);
+  }
   process.exit(1);
 });

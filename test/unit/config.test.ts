@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadConfig, parseByteSize } from '../../api/config';
 
 test('defaults point every client at the locally provisioned services', () => {
@@ -8,6 +10,18 @@ test('defaults point every client at the locally provisioned services', () => {
   expect(config.database.systemUrl).toContain('shipyard_system@');
   expect(config.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', uiUrl: 'http://127.0.0.1:8233' });
   expect(config.bodyLimitBytes).toBe(1024 * 1024);
+});
+
+test("the data folder defaults to the project root's .data wherever the process runs, and SHIPYARD_DATA overrides it", () => {
+  const root = path.join(__dirname, '..', '..');
+  const cwd = process.cwd();
+  try {
+    process.chdir(tmpdir());
+    expect(loadConfig({}).dataDir).toBe(path.join(root, '.data'));
+    expect(loadConfig({ SHIPYARD_DATA: 'elsewhere' }).dataDir).toBe(path.resolve('elsewhere'));
+  } finally {
+    process.chdir(cwd);
+  }
 });
 
 test('the local database coordinates move all three default URLs together; explicit URLs win', () => {
