@@ -34,8 +34,9 @@ const recordFirst = proxyLocalActivities<ForgeActivities>({
 /** The action itself, with the step's own timeout and attempts; heartbeats carry cancellation. */
 function actionRunner(step: RunStepSpec) {
   const timeoutSeconds = Number(step.config.timeout_seconds ?? 60);
-  // Scripts are not assumed idempotent: one attempt. HTTP actions retry 5xx and network errors.
-  const maximumAttempts = step.type === 'script' ? 1 : Number(step.config.max_attempts ?? 3);
+  // HTTP actions throw 5xx and network errors as retryable. A script's own failures are not
+  // retryable; its attempts count only when a worker is lost (heartbeat timeout).
+  const maximumAttempts = Number(step.config.max_attempts ?? 3);
   return proxyActivities<ForgeActivities>({
     startToCloseTimeout: `${timeoutSeconds + 5} seconds`,
     heartbeatTimeout: '10 seconds',

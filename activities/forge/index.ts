@@ -15,9 +15,6 @@ interface RunRef {
 
 const HEARTBEAT_MS = 1_000;
 
-/** Splits output into log lines (the last, unterminated line included). */
-const lines = (text: string) => text.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
-
 export function createForgeActivities({ db }: { db: Knex }) {
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
 
@@ -44,8 +41,9 @@ export function createForgeActivities({ db }: { db: Knex }) {
       const { step, parameters } = input;
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-      const log = (message: string, level: 'info' | 'warn' | 'error' = 'info') =>
-        inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, lines(message).map((m) => ({ position: step.position, level, message: m }))));
+      const logLines = (messages: string[], level: 'info' | 'warn' | 'error' = 'info') =>
+        inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, messages.map((message) => ({ position: step.position, level, message }))));
+      const log = (message: string, level?: 'info' | 'warn' | 'error') => logLines([message], level);
       try {
         await log(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
         switch (step.type) {
@@ -65,14 +63,15 @@ export function createForgeActivities({ db }: { db: Knex }) {
             return result;
           }
           case 'script': {
+            const maxOutputBytes = Number(config.max_output_bytes ?? 65_536);
             const result = await runScript(
-              { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds ?? 60), maxOutputBytes: Number(config.max_output_bytes ?? 65_536) },
+              { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds ?? 60), maxOutputBytes },
               parameters,
               context.cancellationSignal,
+              logLines,
             );
-            if (result.output) await log(result.output);
-            if (result.truncated) await log(`${step.name}: output truncated`, 'warn');
-            return { exit_code: result.exit_code, truncated: result.truncated };
+            if (result.truncated) await log(`${step.name}: output truncated at ${maxOutputBytes} bytes`, 'warn');
+            return result;
           }
           case 'vcs-host-a-action': {
             // The integration is read in its own short transaction, not held open over the call.
@@ -85,8 +84,6 @@ export function createForgeActivities({ db }: { db: Knex }) {
             throw ApplicationFailure.nonRetryable(`action type ${step.type} cannot run in this version`, 'UnsupportedAction');
         }
       } catch (err) {
-        const details = err instanceof ApplicationFailure ? (err.details?.[0] as { output?: string } | undefined) : undefined;
-        if (details?.output) await log(details.output);
         await log(`${step.name}: ${(err as Error).message}`, 'error');
         throw err;
       } finally {

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { apiRoutes } from '../../api/routes';
 import { callApi, sessionToken, startApi } from '../support/harness';
 import { startTarget, type Target } from '../support/httpTarget';
 import { launch, stop, until } from '../support/processes';
 
 // Durability: a forge worker process killed mid-action, and an API restarted mid-run, lose
-// nothing: another worker picks the action up again and the run completes.
+// nothing: another worker picks the action up again and the run completes. A script is run
+// again too (at least once), and the copy the dead worker left behind dies at its time limit.
 let target: Target;
 let token: string;
 const workers: ChildProcess[] = [];
@@ -60,3 +64,52 @@ test('killing the forge worker mid-action and restarting the API: the run still 
     await api.close();
   }
 }, 180_000);
+
+test('killing the forge worker mid-script: the script runs again on another worker, and the orphaned copy is killed at its time limit', async () => {
+  // One worker at a time, so the one killed is the one running the script.
+  for (const worker of workers) await stop(worker, 'SIGKILL');
+  const api = await startApi({ routes: apiRoutes });
+  workers.push(launch('workers/main.ts', ['forge']));
+  const marker = path.join(tmpdir(), `forge-durable-${randomUUID()}`);
+  try {
+    const { body: mold } = await callApi(api, token, 'POST', '/forge/molds', {
+      slug: `durable-script-${randomUUID().slice(0, 6)}`,
+      name: 'durable script',
+      parameters: [{ name: 'marker', type: 'string', required: true }],
+      // The first copy leaves a marker and would run for a minute; the retry finds the marker.
+      actions: [{ name: 'work', type: 'script', config: { script: 'if [ -e "$PARAM_MARKER" ]; then echo again; exit 0; fi; touch "$PARAM_MARKER"; echo "pid=$$"; sleep 60', timeout_seconds: 15 } }],
+    });
+    const { body: run } = await callApi(api, token, 'POST', '/forge/runs', { mold_slug: mold.slug, parameters: { marker } });
+    const logs = async () => (await callApi(api, token, 'GET', `/forge/runs/${run.id}/logs`)).body.lines.map((l: { message: string }) => l.message) as string[];
+    const pid = await until('the script running', 60, async () => {
+      const line = (await logs()).find((m) => m.startsWith('pid='));
+      return line ? Number(line.slice(4)) : undefined;
+    });
+    const killedAt = Date.now();
+    await stop(workers.at(-1)!, 'SIGKILL');
+    workers.push(launch('workers/main.ts', ['forge']));
+
+    const done = await until('completion', 90, async () => {
+      const { body: current } = await callApi(api, token, 'GET', `/forge/runs/${run.id}`);
+      return ['completed', 'failed', 'cancelled'].includes(current.status) ? current : undefined;
+    });
+    expect(done.status).toBe('completed');
+    expect(await logs()).toEqual(expect.arrayContaining(['work: starting script (attempt 2)', 'again']));
+    // No worker is left to kill the first copy: `timeout` does, well before its 60 s sleep ends.
+    await until('the orphaned script gone', 30, async () => (processGone(pid) ? true : undefined));
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+  } finally {
+    await rm(marker, { force: true });
+    await api.close();
+  }
+}, 180_000);
+
+/** process.kill(pid, 0) fails with ESRCH once no such process exists. */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
