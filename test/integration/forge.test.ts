@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
 import { apiRoutes } from '../../api/routes';
+import { insertDecision, insertRun, markRun } from '../../api/forge/runStore';
+import { withTenant } from '../../db/tenancy';
+import { forgeWorkflowId } from '../../workflows/forgeTypes';
+import { TASK_QUEUES } from '../../workflows/taskQueues';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
-import { startTarget, type Target } from '../support/httpTarget';
+import { closedPortUrl, startTarget, type Target } from '../support/httpTarget';
 import { bearer, sessionToken, startApi, startWorkers, type TestApi, type TestWorkers, callApi } from '../support/harness';
 
 // Molds and runs through HTTP, runs executed by a real forge worker on the real Temporal server.
@@ -12,16 +17,39 @@ let workers: TestWorkers;
 let target: Target;
 let sourceHost: FakeSourceHost;
 let writer: string;
+let writerTenantId: string;
 let viewer: string;
+/** A workflow started for a run that was never committed: see the last test. */
+let orphan: { handle: WorkflowHandle; startedAt: number };
+
+// A secret-looking variable of this process, where the in-process workers run scripts: the
+// scripts must not see it.
+const FAKE_SECRET = `not-for-scripts-${run}`;
+
 beforeAll(async () => {
+  process.env.SHIPYARD_FAKE_SECRET = FAKE_SECRET;
   workers = await startWorkers(['forge']);
   api = await startApi({ routes: apiRoutes });
+  // As if the API's transaction rolled back after starting the workflow: the run never exists.
+  // Started first, so the wait for it to give up overlaps the other tests.
+  const neverCommitted = randomUUID();
+  orphan = {
+    startedAt: Date.now(),
+    handle: await api.deps.temporal.workflow.start('forgeRun', {
+      taskQueue: TASK_QUEUES.forge,
+      workflowId: forgeWorkflowId(neverCommitted),
+      args: [{ tenantId: randomUUID(), runId: neverCommitted, steps: [], parameters: {} }],
+    }),
+  };
   target = await startTarget();
   sourceHost = await startFakeSourceHost();
-  writer = (await sessionToken({ tenant: `forge-${run}`, email: 'dev@forge.test', roles: ['admin'] })).token;
+  ({ token: writer, tenantId: writerTenantId } = await sessionToken({ tenant: `forge-${run}`, email: 'dev@forge.test', roles: ['admin'] }));
   viewer = (await sessionToken({ tenant: `forge-${run}`, email: 'reader@forge.test', roles: ['viewer'] })).token;
 }, 60_000);
 afterAll(async () => {
+  delete process.env.SHIPYARD_FAKE_SECRET;
+  // Should it still be retrying (a failed test), it would keep the worker from shutting down.
+  await orphan.handle.terminate().catch(() => undefined);
   await api.close();
   await workers.stop();
   await target.close();
@@ -42,6 +70,48 @@ async function startRun(moldSlug: string, parameters: Record<string, unknown> = 
   const res = await call(writer, 'POST', '/forge/runs', { mold_slug: moldSlug, parameters });
   expect(res.status).toBe(201);
   return res.body;
+}
+
+const logMessages = async (runId: string): Promise<string[]> =>
+  (await call(writer, 'GET', `/forge/runs/${runId}/logs`)).body.lines.map((l: { message: string }) => l.message);
+
+/** Polls the run's log until a line matches, while the run goes on; returns the match. */
+async function waitForLog(runId: string, pattern: RegExp, seconds = 30): Promise<RegExpExecArray> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    for (const message of await logMessages(runId)) {
+      const match = pattern.exec(message);
+      if (match) return match;
+    }
+    if (Date.now() > deadline) throw new Error(`no log line of run ${runId} matched ${pattern}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Resolves once no process `pid` exists (signal 0 fails with ESRCH), or fails after `seconds`. */
+async function waitForProcessGone(pid: number, seconds: number): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`process ${pid} still exists after ${seconds}s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until the run waits for approval of the step at `position`. */
+async function waitForGate(runId: string, position: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
+    if (body.status === 'awaiting_approval' && body.steps[position].status === 'awaiting_approval') return;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is not waiting at step ${position}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 async function waitForStatus(runId: string, statuses: string[], seconds = 30) {
@@ -95,6 +165,64 @@ describe('molds', () => {
     );
   });
 
+  test('config is required for api-call, script and vcs-host-a-action (not approval); an api-call URL must be absolute http(s)', async () => {
+    const res = await call(writer, 'POST', '/forge/molds', {
+      slug: slug('bad'),
+      name: 'bad',
+      actions: [
+        { name: 'call', type: 'api-call' },
+        { name: 'build', type: 'script' },
+        { name: 'host', type: 'vcs-host-a-action' },
+        { name: 'gate', type: 'approval' },
+      ],
+    });
+    expect(res.status).toBe(400);
+    const missing = res.body.error.details.filter((d: { message: string }) => d.message === "must have required property 'config'");
+    expect(missing.map((d: { field: string }) => d.field)).toEqual(['body.actions.0.config', 'body.actions.1.config', 'body.actions.2.config']);
+    const relative = await call(writer, 'POST', '/forge/molds', { slug: slug('bad'), name: 'bad', actions: [{ name: 'call', type: 'api-call', config: { url: '/hooks' } }] });
+    expect(relative.status).toBe(400);
+    expect(relative.body.error.details).toEqual([
+      { field: 'body.actions.0.config.url', message: 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference' },
+    ]);
+  });
+
+  test('a reference to a parameter the mold does not define is a 400 on create and on an update that drops it', async () => {
+    const res = await call(writer, 'POST', '/forge/molds', {
+      slug: slug('bad'),
+      name: 'bad',
+      parameters: [{ name: 'service', type: 'string' }],
+      actions: [{ name: 'build', type: 'script', config: { script: 'echo ${{ parameters.sevice }}' } }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'body.actions.0.config.script', message: 'refers to "sevice", which is not a parameter of this mold' }]);
+    const mold = await createMold({
+      parameters: [{ name: 'service', type: 'string' }],
+      actions: [{ name: 'call', type: 'api-call', config: { url: `${target.url}/\${{ parameters.service }}` } }],
+    });
+    const update = await call(writer, 'PUT', `/forge/molds/${mold.slug}`, { parameters: [] });
+    expect(update.status).toBe(400);
+    expect(update.body.error.details).toEqual([{ field: 'body.actions.0.config.url', message: 'refers to "service", which is not a parameter of this mold' }]);
+  });
+
+  test('list filters published=true/false and visibility=all; an unpublish hides the mold from readers again', async () => {
+    const category = `pub-${run}`;
+    const draft = await createMold({ category });
+    const live = await createMold({ category });
+    expect((await call(writer, 'POST', `/forge/molds/${live.slug}/publish`)).status).toBe(200);
+    const slugs = async (token: string, filter: string) =>
+      (await call(token, 'GET', `/forge/molds?category=${category}&${filter}`)).body.molds.map((m: { slug: string }) => m.slug);
+    expect(await slugs(writer, 'published=true')).toEqual([live.slug]);
+    expect(await slugs(writer, 'published=false')).toEqual([draft.slug]);
+    expect(await slugs(writer, 'visibility=all')).toEqual([draft.slug, live.slug].sort());
+    expect(await slugs(viewer, 'visibility=all')).toEqual([live.slug]);
+    expect(await slugs(viewer, 'published=false')).toEqual([]);
+
+    const unpublished = await call(writer, 'POST', `/forge/molds/${live.slug}/unpublish`);
+    expect(unpublished.body).toEqual(expect.objectContaining({ published: false }));
+    expect(await slugs(viewer, 'visibility=all')).toEqual([]);
+    expect((await call(viewer, 'GET', `/forge/molds/${live.slug}`)).status).toBe(404);
+  });
+
   test('readers see published molds only; writers see drafts; publishing shows a mold to readers', async () => {
     const mold = await createMold({ category: `cat-${run}` });
     expect((await call(viewer, 'GET', `/forge/molds/${mold.slug}`)).status).toBe(404);
@@ -121,7 +249,7 @@ describe('molds', () => {
 });
 
 describe('runs', () => {
-  test('a three-action mold runs to completed, with templated parameters, per-step statuses and logs', async () => {
+  test('a three-action mold runs to completed, with templated parameters, per-step statuses, logs and a Temporal UI link; scripts get PARAM_ values but not the worker\'s environment', async () => {
     target.status = 200;
     const mold = await createMold({
       parameters: [
@@ -130,7 +258,7 @@ describe('runs', () => {
       ],
       actions: [
         { name: 'announce', type: 'api-call', config: { method: 'POST', url: `${target.url}/hooks/\${{ parameters.service }}`, body: { replicas: '${{ parameters.replicas }}' } } },
-        { name: 'build', type: 'script', config: { script: 'echo "building ${{ parameters.service }} x$PARAM_REPLICAS"; echo "secret=${DATABASE_URL:-none}"' } },
+        { name: 'build', type: 'script', config: { script: 'echo "building ${{ parameters.service }} x$PARAM_REPLICAS for $PARAM_SERVICE"; echo "secret=${SHIPYARD_FAKE_SECRET:-none}"' } },
         { name: 'check', type: 'api-call', config: { url: `${target.url}/health` } },
       ],
     });
@@ -139,6 +267,7 @@ describe('runs', () => {
     expect(started.temporal_ui_url).toContain(`/workflows/forge-run-${started.id}`);
     const done = await waitForStatus(started.id, ['completed', 'failed']);
     expect(done.status).toBe('completed');
+    expect(done.temporal_ui_url).toBe(`${api.deps.config.temporal.uiUrl}/namespaces/shipyard-test/workflows/forge-run-${started.id}`);
     expect(done.steps.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
       ['announce', 'completed'],
       ['build', 'completed'],
@@ -148,10 +277,10 @@ describe('runs', () => {
     expect(target.requests).toEqual(
       expect.arrayContaining([{ method: 'POST', path: '/hooks/payments', body: JSON.stringify({ replicas: 2 }) }]),
     );
-    const { lines } = (await call(writer, 'GET', `/forge/runs/${started.id}/logs`)).body;
-    const messages = lines.map((l: { message: string }) => l.message);
-    expect(messages).toContain('building payments x2');
-    // The script's environment carries none of the worker's secrets.
+    const messages = await logMessages(started.id);
+    expect(messages).toContain('building payments x2 for payments');
+    // The worker's process has SHIPYARD_FAKE_SECRET set; the script's environment does not.
+    expect(process.env.SHIPYARD_FAKE_SECRET).toBe(FAKE_SECRET);
     expect(messages).toContain('secret=none');
   }, 60_000);
 
@@ -174,6 +303,48 @@ describe('runs', () => {
     } finally {
       target.status = 200;
     }
+  }, 60_000);
+
+  test('a refused connection (closed port) is retried as a network error up to max_attempts, then the run fails', async () => {
+    const mold = await createMold({ actions: [{ name: 'ping', type: 'api-call', config: { url: `${await closedPortUrl()}/ping`, max_attempts: 2 } }] });
+    const done = await waitForStatus((await startRun(mold.slug)).id, ['completed', 'failed']);
+    expect(done.status).toBe('failed');
+    expect(done.steps[0].error).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/ping failed/);
+    const messages = await logMessages(done.id);
+    expect(messages.filter((m) => m.startsWith('ping: starting api-call'))).toEqual(['ping: starting api-call (attempt 1)', 'ping: starting api-call (attempt 2)']);
+  }, 60_000);
+
+  test('a URL that renders invalid at run time fails the step at once, without retries', async () => {
+    const mold = await createMold({
+      parameters: [{ name: 'endpoint', type: 'string', required: true }],
+      actions: [{ name: 'call', type: 'api-call', config: { url: '${{ parameters.endpoint }}/hook', max_attempts: 3 } }],
+    });
+    const done = await waitForStatus((await startRun(mold.slug, { endpoint: 'nowhere' })).id, ['completed', 'failed']);
+    expect(done.status).toBe('failed');
+    expect(done.steps[0].error).toBe('"nowhere/hook" is not an absolute http(s) URL');
+    expect((await logMessages(done.id)).filter((m) => m.startsWith('call: starting'))).toEqual(['call: starting api-call (attempt 1)']);
+  }, 60_000);
+
+  test('a script past its time limit is killed and fails without a retry; output past the cap is dropped and flagged', async () => {
+    const mold = await createMold({
+      actions: [
+        { name: 'chatty', type: 'script', config: { script: 'for i in $(seq 1 400); do echo "line $i"; done', max_output_bytes: 1024 } },
+        { name: 'slow', type: 'script', config: { script: 'echo begun; sleep 30; echo never', timeout_seconds: 1 } },
+      ],
+    });
+    const started = Date.now();
+    const done = await waitForStatus((await startRun(mold.slug)).id, ['completed', 'failed']);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(done.status).toBe('failed');
+    expect(done.steps[0]).toEqual(expect.objectContaining({ status: 'completed', output: { exit_code: 0, truncated: true } }));
+    expect(done.steps[1]).toEqual(expect.objectContaining({ status: 'failed', error: 'script exceeded its 1s limit' }));
+    const messages = await logMessages(done.id);
+    expect(messages).toContain('chatty: output truncated at 1024 bytes');
+    expect(messages).toContain('line 100');
+    expect(messages).not.toContain('line 400');
+    expect(messages).toContain('begun');
+    expect(messages).not.toContain('never');
+    expect(messages.filter((m) => m.startsWith('slow: starting'))).toEqual(['slow: starting script (attempt 1)']);
   }, 60_000);
 
   test('parameters are checked against the mold: unknown, missing, wrong type and bad option are 400s per field', async () => {
@@ -233,18 +404,18 @@ describe('runs', () => {
     expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(409);
   }, 60_000);
 
-  test('cancel by signal stops a running script at once and ends the run cancelled', async () => {
-    const mold = await createMold({ actions: [{ name: 'long', type: 'script', config: { script: 'echo started; sleep 30; echo finished' } }] });
+  test('cancel by signal kills a running script (its process is gone within seconds) and ends the run cancelled, the comment in the log', async () => {
+    const mold = await createMold({ actions: [{ name: 'long', type: 'script', config: { script: 'echo "pid=$$"; sleep 30; echo finished' } }] });
     const started = await startRun(mold.slug);
-    await waitForStatus(started.id, ['running']);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const before = Date.now();
+    // Streamed while the script runs.
+    const pid = Number((await waitForLog(started.id, /^pid=(\d+)$/))[1]);
     expect((await call(writer, 'POST', `/forge/runs/${started.id}/cancel`, { comment: 'wrong branch' })).status).toBe(200);
+    await waitForProcessGone(pid, 5);
     const done = await waitForStatus(started.id, ['cancelled', 'failed', 'completed'], 20);
-    expect(Date.now() - before).toBeLessThan(15_000);
     expect(done.status).toBe('cancelled');
     expect(done.steps[0].status).toBe('cancelled');
-    const messages = (await call(writer, 'GET', `/forge/runs/${started.id}/logs`)).body.lines.map((l: { message: string }) => l.message);
+    const messages = await logMessages(started.id);
+    expect(messages).toContain('cancelled by dev@forge.test: wrong branch');
     expect(messages).not.toContain('finished');
     expect((await call(writer, 'POST', `/forge/runs/${started.id}/cancel`)).status).toBe(409);
   }, 60_000);
@@ -256,6 +427,98 @@ describe('runs', () => {
     expect((await call(writer, 'POST', `/forge/runs/${started.id}/cancel`)).status).toBe(200);
     expect((await waitForStatus(started.id, ['cancelled'])).steps[0].status).toBe('cancelled');
   }, 60_000);
+
+  const twoGates = () =>
+    createMold({
+      actions: [
+        { name: 'first-gate', type: 'approval' },
+        { name: 'second-gate', type: 'approval' },
+        { name: 'say', type: 'script', config: { script: 'echo done' } },
+      ],
+    });
+
+  test('two concurrent approves of the waiting step: exactly one 200 and one 409 naming the status; the next step takes its own approve', async () => {
+    const started = await startRun((await twoGates()).slug);
+    await waitForGate(started.id, 0);
+    const replies = await Promise.all([1, 2].map(() => call(writer, 'POST', `/forge/runs/${started.id}/approve`)));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
+    const refused = replies.find((r) => r.status === 409)!.body.error;
+    expect(refused.message).toMatch(/^Cannot approve a run that is (awaiting_approval|running)/);
+    expect(refused.details).toEqual([{ field: 'status', message: expect.stringMatching(/^(awaiting_approval|running)$/) }]);
+
+    await waitForGate(started.id, 1);
+    expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(200);
+    const done = await waitForStatus(started.id, ['completed', 'failed', 'cancelled']);
+    expect(done.status).toBe('completed');
+    expect(done.decisions.map((d: { decision: string; step_position: number }) => [d.decision, d.step_position])).toEqual([
+      ['approve', 0],
+      ['approve', 1],
+    ]);
+  }, 60_000);
+
+  test('approve and reject at once: one 200, one 409, and the run ends as the accepted decision says', async () => {
+    const started = await startRun((await twoGates()).slug);
+    await waitForGate(started.id, 0);
+    const [approve, reject] = await Promise.all(['approve', 'reject'].map((d) => call(writer, 'POST', `/forge/runs/${started.id}/${d}`)));
+    expect([approve.status, reject.status].sort()).toEqual([200, 409]);
+    if (approve.status === 200) {
+      await waitForGate(started.id, 1);
+      expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(200);
+    }
+    const done = await waitForStatus(started.id, ['completed', 'failed', 'cancelled']);
+    expect(done.status).toBe(approve.status === 200 ? 'completed' : 'failed');
+    expect(done.decisions[0].decision).toBe(approve.status === 200 ? 'approve' : 'reject');
+  }, 60_000);
+
+  test('reject of a completed run is a 409 naming its status', async () => {
+    const mold = await createMold({ actions: [{ name: 'say', type: 'script', config: { script: 'echo hi' } }] });
+    const done = await waitForStatus((await startRun(mold.slug)).id, ['completed', 'failed']);
+    const res = await call(writer, 'POST', `/forge/runs/${done.id}/reject`);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toEqual(expect.objectContaining({ code: 'CONFLICT', message: 'Cannot reject a run that is completed', details: [{ field: 'status', message: 'completed' }] }));
+  }, 60_000);
+
+  test('starts and decisions are audited: forge.run.started, forge.run.approve, forge.run.cancel in /admin/activity', async () => {
+    const started = await startRun((await twoGates()).slug);
+    await waitForGate(started.id, 0);
+    await call(writer, 'POST', `/forge/runs/${started.id}/approve`, { comment: 'fine' });
+    await call(writer, 'POST', `/forge/runs/${started.id}/cancel`);
+    await waitForStatus(started.id, ['cancelled']);
+    const { items } = (await call(writer, 'GET', '/admin/activity?limit=100')).body;
+    const ofRun = items.filter((i: { targetType: string; targetId: string }) => i.targetType === 'run' && i.targetId === started.id);
+    expect(ofRun.map((i: { eventType: string; actor: string }) => [i.eventType, i.actor])).toEqual([
+      ['forge.run.cancel', 'dev@forge.test'],
+      ['forge.run.approve', 'dev@forge.test'],
+      ['forge.run.started', 'dev@forge.test'],
+    ]);
+  }, 60_000);
+
+  test('once a cancel is accepted the run cannot end completed or failed: the final write answers cancel-accepted', async () => {
+    // Stored directly, with no workflow behind it, so nothing else writes to this run.
+    const mold = await createMold({});
+    const runId = randomUUID();
+    await withTenant(api.deps.db, writerTenantId, async (trx) => {
+      await insertRun(trx, {
+        id: runId,
+        tenantId: writerTenantId,
+        moldId: mold.id,
+        moldSlug: mold.slug,
+        moldVersion: 1,
+        moldSnapshot: {},
+        parameters: {},
+        startedBy: 'dev@forge.test',
+        workflowId: forgeWorkflowId(runId),
+        steps: [],
+      });
+      await insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'dev@forge.test' });
+    });
+    const outcome = (status: 'completed' | 'failed' | 'running') => withTenant(api.deps.db, writerTenantId, (trx) => markRun(trx, runId, status));
+    expect(await outcome('running')).toBe('written');
+    expect(await outcome('completed')).toBe('cancel-accepted');
+    expect(await outcome('failed')).toBe('cancel-accepted');
+    expect((await call(writer, 'GET', `/forge/runs/${runId}`)).body.status).toBe('running');
+    expect(await withTenant(api.deps.db, writerTenantId, (trx) => insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'again' }))).toBe(false);
+  });
 
   test("runs and molds of one tenant are invisible to another: 404s and empty lists", async () => {
     const mold = await createMold({ actions: [{ name: 'gate', type: 'approval' }] });
@@ -349,20 +612,50 @@ describe('source host actions (vcs-host-a-action, against a local fake of its AP
 });
 
 describe('logs and stats', () => {
-  test('follow=true streams the log as server-sent events, new lines included, and ends with the run', async () => {
-    const mold = await createMold({ actions: [{ name: 'slow', type: 'script', config: { script: 'echo one; sleep 1; echo two' } }] });
+  test('follow=true streams script output live as server-sent events (a line arrives while the script still runs) and ends with the run', async () => {
+    const mold = await createMold({ actions: [{ name: 'slow', type: 'script', config: { script: 'echo one; sleep 2; echo two' } }] });
     const started = await startRun(mold.slug);
     const res = await fetch(`${api.url}/api/v1/forge/runs/${started.id}/logs?follow=true`, { headers: bearer(writer) });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const text = await res.text(); // the server closes the stream when the run ends
-    const events = text.trim().split('\n\n').map((block) => ({
-      event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message',
-      data: JSON.parse(/^data: (.*)$/m.exec(block)![1]),
-    }));
-    const messages = events.filter((e) => e.event === 'message').map((e) => e.data.message);
-    expect(messages).toEqual(expect.arrayContaining(['one', 'two']));
-    expect(messages.indexOf('one')).toBeLessThan(messages.indexOf('two'));
-    expect(events.at(-1)).toEqual({ event: 'end', data: { status: 'completed' } });
+    // Each event with the time it arrived; the server closes the stream when the run ends.
+    const events: { event: string; data: { message?: string; status?: string }; at: number }[] = [];
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body!) {
+      buffer += decoder.decode(chunk, { stream: true });
+      const blocks = buffer.split('\n\n');
+      buffer = blocks.pop()!;
+      for (const block of blocks) {
+        events.push({ event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message', data: JSON.parse(/^data: (.*)$/m.exec(block)![1]), at: Date.now() });
+      }
+    }
+    const line = (message: string) => events.find((e) => e.event === 'message' && e.data.message === message)!;
+    expect(line('two').at - line('one').at).toBeGreaterThan(1000);
+    expect(events.at(-1)).toEqual(expect.objectContaining({ event: 'end', data: { status: 'completed' } }));
+  }, 60_000);
+
+  test('GET /forge/runs filters by mold_slug and status, newest first, and pages through next_cursor', async () => {
+    const tenant = (await sessionToken({ tenant: `forge-list-${run}`, email: 'dev@list.test', roles: ['admin'] })).token;
+    const post = (path: string, body: unknown) => call(tenant, 'POST', path, body);
+    await post('/forge/molds', { slug: 'quick', name: 'quick', actions: [{ name: 'a', type: 'script', config: { script: 'true' } }] });
+    await post('/forge/molds', { slug: 'gated', name: 'gated', actions: [{ name: 'gate', type: 'approval' }] });
+    const ids: string[] = [];
+    for (const moldSlug of ['quick', 'quick', 'quick', 'gated']) ids.push((await post('/forge/runs', { mold_slug: moldSlug, parameters: {} })).body.id);
+    const list = async (query: string) => (await call(tenant, 'GET', `/forge/runs?${query}`)).body;
+    for (let i = 0; i < 100 && (await list('status=completed')).runs.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const quickIds = ids.slice(0, 3).reverse();
+    expect((await list('mold_slug=quick')).runs.map((r: { id: string }) => r.id)).toEqual(quickIds);
+    expect((await list('status=completed')).runs.map((r: { id: string }) => r.id)).toEqual(quickIds);
+    expect((await list('mold_slug=gated&status=completed')).runs).toEqual([]);
+    expect((await list('mold_slug=gated')).runs.map((r: { mold_slug: string }) => r.mold_slug)).toEqual(['gated']);
+
+    const first = await list('limit=3');
+    expect(first.pagination).toEqual({ total_count: 4, next_cursor: expect.any(String), has_more: true });
+    const second = await list(`limit=3&cursor=${first.pagination.next_cursor}`);
+    expect(second.pagination).toEqual({ total_count: 4, next_cursor: '', has_more: false });
+    expect([...first.runs, ...second.runs].map((r: { id: string }) => r.id)).toEqual([...ids].reverse());
+    await post(`/forge/runs/${ids[3]}/cancel`, {});
   }, 60_000);
 
   test('stats count runs by status and give success rate and mean duration per mold', async () => {
@@ -387,4 +680,15 @@ describe('logs and stats', () => {
     expect(ok).toEqual(expect.objectContaining({ runs: 2, completed: 2, failed: 0, success_rate: 1 }));
     expect(ok.mean_duration_seconds).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('a run that never commits', () => {
+  test('its workflow gives up within about a minute instead of retrying the first write forever', async () => {
+    // Started in beforeAll, so most of the wait has passed by now.
+    await expect(orphan.handle.result()).rejects.toThrow('Workflow execution failed');
+    expect(Date.now() - orphan.startedAt).toBeLessThan(75_000);
+    const { status, closeTime, startTime } = await orphan.handle.describe();
+    expect(status.name).toBe('FAILED');
+    expect(closeTime!.getTime() - startTime.getTime()).toBeGreaterThanOrEqual(50_000);
+  }, 90_000);
 });

@@ -32,3 +32,12 @@ export async function startTarget(): Promise<Target> {
     });
   return target;
 }
+
+/** A URL on which nothing listens (a port just released), so a request there is refused. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
