@@ -99,7 +99,7 @@ export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: 
  * a run whose cancel was accepted is not ended any other way (`cancel-accepted`).
  */
 export async function markRun(trx: Knex, runId: string, status: RunStatus, error?: string): Promise<MarkRunResult> {
-  const run = await trx('runs').where({ id: runId }).forUpdate().first('status');
+  const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first('status');
   if (!run) return 'not-visible';
   if (TERMINAL.includes(run.status)) return 'written';
   if ((status === 'completed' || status === 'failed') && (await trx('run_decisions').where({ run_id: runId, decision: 'cancel' }).first('id'))) {
@@ -152,9 +152,11 @@ export async function listLogs(trx: Knex, runId: string, afterId = 0) {
 /**
  * Locks the run's row for a decision and reads what deciding depends on: its status, the step
  * waiting for approval and the decisions taken so far. Decisions on one run are thus serial.
+ * A no-key lock: it orders decisions and status writes, but lets the workflow keep inserting
+ * log lines (their foreign key only needs a key-share lock on the run).
  */
 export async function lockRunForDecision(trx: Knex, runId: string): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
-  const run = await trx('runs').where({ id: runId }).forUpdate().first('status', 'workflow_id');
+  const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first('status', 'workflow_id');
   if (!run) return undefined;
   const [awaiting, decisions] = await Promise.all([
     trx('run_steps').where({ run_id: runId, status: 'awaiting_approval' }).orderBy('position').first('position'),
