@@ -6,7 +6,7 @@ import path from 'node:path';
 import { apiRoutes } from '../../api/routes';
 import { callApi, sessionToken, startApi } from '../support/harness';
 import { startTarget, type Target } from '../support/httpTarget';
-import { launch, stop, until } from '../support/processes';
+import { launch, processGone, stop, until } from '../support/processes';
 
 // Durability: a forge worker process killed mid-action, and an API restarted mid-run, lose
 // nothing: another worker picks the action up again and the run completes. A script is run
@@ -85,7 +85,6 @@ test('killing the forge worker mid-script: the script runs again on another work
       const line = (await logs()).find((m) => m.startsWith('pid='));
       return line ? Number(line.slice(4)) : undefined;
     });
-    const killedAt = Date.now();
     await stop(workers.at(-1)!, 'SIGKILL');
     workers.push(launch('workers/main.ts', ['forge']));
 
@@ -97,19 +96,8 @@ test('killing the forge worker mid-script: the script runs again on another work
     expect(await logs()).toEqual(expect.arrayContaining(['work: starting script (attempt 2)', 'again']));
     // No worker is left to kill the first copy: `timeout` does, well before its 60 s sleep ends.
     await until('the orphaned script gone', 30, async () => (processGone(pid) ? true : undefined));
-    expect(Date.now() - killedAt).toBeLessThan(30_000);
   } finally {
     await rm(marker, { force: true });
     await api.close();
   }
 }, 180_000);
-
-/** process.kill(pid, 0) fails with ESRCH once no such process exists. */
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}

@@ -8,6 +8,7 @@ import { TASK_QUEUES } from '../../workflows/taskQueues';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
 import { closedPortUrl, startTarget, type Target } from '../support/httpTarget';
 import { bearer, sessionToken, startApi, startWorkers, type TestApi, type TestWorkers, callApi } from '../support/harness';
+import { processGone, until } from '../support/processes';
 
 // Molds and runs through HTTP, runs executed by a real forge worker on the real Temporal server.
 
@@ -73,53 +74,28 @@ const logMessages = async (runId: string): Promise<string[]> =>
   (await call(writer, 'GET', `/forge/runs/${runId}/logs`)).body.lines.map((l: { message: string }) => l.message);
 
 /** Polls the run's log until a line matches, while the run goes on; returns the match. */
-async function waitForLog(runId: string, pattern: RegExp, seconds = 30): Promise<RegExpExecArray> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
+const waitForLog = (runId: string, pattern: RegExp, seconds = 30): Promise<RegExpExecArray> =>
+  until(`a log line of run ${runId} matching ${pattern}`, seconds, async () => {
     for (const message of await logMessages(runId)) {
       const match = pattern.exec(message);
       if (match) return match;
     }
-    if (Date.now() > deadline) throw new Error(`no log line of run ${runId} matched ${pattern}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** Resolves once no process `pid` exists (signal 0 fails with ESRCH), or fails after `seconds`. */
-async function waitForProcessGone(pid: number, seconds: number): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return;
-      throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`process ${pid} still exists after ${seconds}s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+    return undefined;
+  });
 
 /** Waits until the run waits for approval of the step at `position`. */
-async function waitForGate(runId: string, position: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+const waitForGate = (runId: string, position: number) =>
+  until(`run ${runId} waiting at step ${position}`, 30, async () => {
     const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
-    if (body.status === 'awaiting_approval' && body.steps[position].status === 'awaiting_approval') return;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is not waiting at step ${position}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+    return body.status === 'awaiting_approval' && body.steps[position].status === 'awaiting_approval' ? true : undefined;
+  });
 
-async function waitForStatus(runId: string, statuses: string[], seconds = 30) {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
+/** Waits until the run reads one of `statuses`; returns the run. */
+const waitForStatus = (runId: string, statuses: string[], seconds = 30) =>
+  until(`run ${runId} in ${statuses.join('/')}`, seconds, async () => {
     const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
-    if (statuses.includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} stayed ${body.status}, expected ${statuses.join('/')}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+    return statuses.includes(body.status) ? body : undefined;
+  });
 
 describe('molds', () => {
   test('a slug is unique per tenant; the same slug in another tenant is fine', async () => {
@@ -407,7 +383,7 @@ describe('runs', () => {
     // Streamed while the script runs.
     const pid = Number((await waitForLog(started.id, /^pid=(\d+)$/))[1]);
     expect((await call(writer, 'POST', `/forge/runs/${started.id}/cancel`, { comment: 'wrong branch' })).status).toBe(200);
-    await waitForProcessGone(pid, 5);
+    await until(`script process ${pid} gone`, 5, async () => (processGone(pid) ? true : undefined));
     const done = await waitForStatus(started.id, ['cancelled', 'failed', 'completed'], 20);
     expect(done.status).toBe('cancelled');
     expect(done.steps[0].status).toBe('cancelled');

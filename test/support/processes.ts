@@ -40,3 +40,13 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   const [code] = await exited;
   return code as number | null;
 }
+
+/** Whether no process `pid` exists any more (signal 0 fails with ESRCH). */
+export function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
