@@ -137,8 +137,17 @@ export async function markOpenSteps(trx: Knex, runId: string, fromPosition: numb
     .update({ status, finished_at: trx.fn.now() });
 }
 
+/** Advisory-lock class of a run's log appends (the run id's hash is the object). */
+const RUN_LOG_LOCK = 0x5_106;
+
+/**
+ * Appends lines to a run's log. Appends to one run take turns (a lock held until their
+ * transaction ends), so their ids commit in increasing order and a reader that follows
+ * `id > last seen` (the log stream) never passes over a line committed late.
+ */
 export async function appendLogs(trx: Knex, tenantId: string, runId: string, lines: { position?: number; level?: string; message: string }[]): Promise<void> {
   if (!lines.length) return;
+  await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RUN_LOG_LOCK, runId]);
   await trx('run_logs').insert(
     lines.map((line) => ({ tenant_id: tenantId, run_id: runId, step_position: line.position ?? null, level: line.level ?? 'info', message: line.message })),
   );

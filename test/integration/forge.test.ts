@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { apiRoutes } from '../../api/routes';
-import { insertDecision, insertRun, markRun } from '../../api/forge/runStore';
+import { appendLogs, insertDecision, insertRun, listLogs, markRun } from '../../api/forge/runStore';
 import { withTenant } from '../../db/tenancy';
 import { forgeWorkflowId } from '../../workflows/forgeTypes';
 import { TASK_QUEUES } from '../../workflows/taskQueues';
@@ -52,7 +52,8 @@ afterAll(async () => {
   await workers.stop();
   await target.close();
   await sourceHost.close();
-});
+  // The worker finishes the orphan's local activity in flight before it stops (a run with -t).
+}, 30_000);
 
 const call = (token: string, method: string, path: string, body?: unknown) => callApi(api, token, method, path, body);
 
@@ -492,6 +493,36 @@ describe('runs', () => {
     expect((await call(writer, 'GET', `/forge/runs/${runId}`)).body.status).toBe('running');
     expect(await withTenant(api.deps.db, writerTenantId, (trx) => insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'again' }))).toBe(false);
   });
+
+  test('log appends to one run take turns, so ids commit in order and a reader following ids never skips a line', async () => {
+    const { id: runId } = await startRun((await createMold({ actions: [{ name: 'gate', type: 'approval' }] })).slug);
+    await waitForGate(runId, 0);
+    const inTenant = <T>(work: (trx: Parameters<typeof appendLogs>[0]) => Promise<T>) => withTenant(api.deps.db, writerTenantId, work);
+    const lastId = Math.max(0, ...(await inTenant((trx) => listLogs(trx, runId))).map((line) => line.id));
+    let releaseFirst = () => {};
+    let firstAppended = false;
+    const first = inTenant(async (trx) => {
+      await appendLogs(trx, writerTenantId, runId, [{ message: 'first' }]);
+      firstAppended = true;
+      await new Promise<void>((resolve) => (releaseFirst = resolve));
+    });
+    let secondDone = false;
+    let second: Promise<unknown>;
+    try {
+      await until('the first append under way', 5, async () => firstAppended || undefined);
+      second = inTenant((trx) => appendLogs(trx, writerTenantId, runId, [{ message: 'second' }])).then(() => (secondDone = true));
+      // While the first append's transaction is open, a reader sees neither line, and the second
+      // append waits rather than committing a line the reader would see first.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(secondDone).toBe(false);
+      expect(await inTenant((trx) => listLogs(trx, runId, lastId))).toEqual([]);
+    } finally {
+      releaseFirst(); // an open transaction would keep the pool from closing
+    }
+    await Promise.all([first, second]);
+    expect((await inTenant((trx) => listLogs(trx, runId, lastId))).map((line) => line.message)).toEqual(['first', 'second']);
+    await call(writer, 'POST', `/forge/runs/${runId}/cancel`);
+  }, 60_000);
 
   test("runs and molds of one tenant are invisible to another: 404s and empty lists", async () => {
     const mold = await createMold({ actions: [{ name: 'gate', type: 'approval' }] });
