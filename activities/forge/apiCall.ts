@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { isHttpUrl, renderTemplate } from './template';
+import { isHttpUrl, renderTemplate } from '../../api/forge/template';
 
 export interface HttpActionResult {
   status: number;

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { renderTemplate } from './template';
+import { renderTemplate } from '../../api/forge/template';
 
 export interface ScriptResult {
   exit_code: number;

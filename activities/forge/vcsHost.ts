@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { activeIntegrationOfType } from '../../api/integrations/store';
 import { httpAction, type HttpActionResult } from './apiCall';
-import { renderTemplate } from './template';
+import { renderTemplate } from '../../api/forge/template';
 
 export interface VcsHostActionConfig {
   method?: string;

@@ -1,4 +1,4 @@
-import { isHttpUrl, parameterReferences, startsWithReference } from '../../activities/forge/template';
+import { isHttpUrl, parameterReferences, startsWithReference } from './template';
 import type { ErrorDetail } from '../http/errors';
 import type { MoldAction, MoldParameter } from './schemas';
 

@@ -1,4 +1,4 @@
-import { parameterReferences, renderTemplate } from '../../activities/forge/template';
+import { parameterReferences, renderTemplate } from '../../api/forge/template';
 import { checkRunParameters, moldProblems } from '../../api/forge/moldRules';
 import type { MoldAction, MoldParameter } from '../../api/forge/schemas';
 

@@ -1,4 +1,5 @@
-// `${{ parameters.name }}` templating of action configs, and what a templated URL may be. Pure.
+// `${{ parameters.name }}` templating of action configs, and what a templated URL may be. Pure:
+// the mold checks (moldRules) and the forge activities share it.
 
 const REFERENCE = String.raw`\$\{\{\s*parameters\.([A-Za-z0-9_.-]+)\s*\}\}`;
 const EXPRESSION = new RegExp(REFERENCE, 'g');
