@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { recordAudit } from '../audit/store';
+import { recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
 import { conflict, invalid, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { dropTeamsCache } from '../teams/cache';
@@ -7,20 +7,27 @@ import { recordTeamAudits } from '../teams/store';
 import { bundleIdParams, bundleSchema, createBundleSchema, updateBundleSchema } from './schemas';
 import { deleteBundle, getBundle, insertBundle, isReservedRoleName, isUniqueViolation, listBundles, updateBundle, UUID } from './store';
 
-/** 409 for a built-in role's name; 400 for a uuid-shaped one, which would read as a bundle id. */
-function checkName(name: string | undefined): void {
-  if (name === undefined) return;
-  if (isReservedRoleName(name)) throw conflict(`"${name}" is a built-in role name`);
-  if (UUID.test(name)) throw invalid('A role bundle name must not look like a uuid', [{ field: 'body.name', message: 'looks like a uuid' }]);
+/** 400 for a uuid-shaped name, which would read as a bundle id. */
+function checkNameShape(name: string | undefined): void {
+  if (name !== undefined && UUID.test(name)) {
+    throw invalid('A role bundle name must not look like a uuid', [{ field: 'body.name', message: 'looks like a uuid' }]);
+  }
 }
 
-async function requireFreeName(db: Knex, name: string | undefined, exceptId?: string): Promise<void> {
+const nameTaken = (name: string) => `A role bundle named "${name}" already exists`;
+
+/**
+ * A 409 refusal (audited as a failure of `event`) when `name` is a built-in role's or another
+ * bundle's name.
+ */
+async function requireFreeName(db: Knex, name: string | undefined, event: AuditEvent, exceptId?: string): Promise<void> {
   if (name === undefined) return;
+  if (isReservedRoleName(name)) throw new RefusedAction(conflict(`"${name}" is a built-in role name`), event);
   const taken = await db('role_bundles')
     .where({ name })
     .modify((q) => exceptId && q.whereNot({ id: exceptId }))
     .first('id');
-  if (taken) throw conflict(`A role bundle named "${name}" already exists`);
+  if (taken) throw new RefusedAction(conflict(nameTaken(name)), event);
 }
 
 export const bundleRoutes = [
@@ -42,16 +49,13 @@ export const bundleRoutes = [
     body: createBundleSchema,
     responses: { 201: { description: 'The bundle', schema: bundleSchema } },
     handler: async ({ db, auth, body }) => {
-      checkName(body.name);
+      checkNameShape(body.name);
+      const event = { eventType: 'role_bundle.created', action: 'create', targetType: 'role_bundle', metadata: { name: body.name, permissions: body.permissions } };
+      await requireFreeName(db, body.name, event);
+      // Null when a concurrent request took the name since the check.
       const bundle = await insertBundle(db, auth.tenantId, body);
-      if (!bundle) throw conflict(`A role bundle named "${body.name}" already exists`);
-      await recordAudit(db, auth, {
-        eventType: 'role_bundle.created',
-        action: 'create',
-        targetType: 'role_bundle',
-        targetId: bundle.id,
-        metadata: { name: bundle.name, permissions: bundle.permissions },
-      });
+      if (!bundle) throw new RefusedAction(conflict(nameTaken(body.name)), event);
+      await recordAudit(db, auth, { ...event, targetId: bundle.id, metadata: { name: bundle.name, permissions: bundle.permissions } });
       return bundle;
     },
   }),
@@ -80,20 +84,15 @@ export const bundleRoutes = [
     responses: { 200: { description: 'The bundle', schema: bundleSchema } },
     handler: async ({ db, auth, params, body }) => {
       if (!(await getBundle(db, params.bundleId))) throw notFound('Role bundle');
-      checkName(body.name);
-      await requireFreeName(db, body.name, params.bundleId);
+      checkNameShape(body.name);
+      const event = { eventType: 'role_bundle.updated', action: 'update', targetType: 'role_bundle', targetId: params.bundleId, metadata: { fields: Object.keys(body) } };
+      await requireFreeName(db, body.name, event, params.bundleId);
       const bundle = await updateBundle(db, params.bundleId, body).catch((err) => {
         // A concurrent request took the name between the check and the update.
-        throw isUniqueViolation(err) ? conflict(`A role bundle named "${body.name}" already exists`) : err;
+        throw isUniqueViolation(err) ? new RefusedAction(conflict(nameTaken(body.name!)), event) : err;
       });
       if (!bundle) throw notFound('Role bundle');
-      await recordAudit(db, auth, {
-        eventType: 'role_bundle.updated',
-        action: 'update',
-        targetType: 'role_bundle',
-        targetId: bundle.id,
-        metadata: { fields: Object.keys(body), name: bundle.name, permissions: bundle.permissions },
-      });
+      await recordAudit(db, auth, { ...event, metadata: { ...event.metadata, name: bundle.name, permissions: bundle.permissions } });
       return bundle;
     },
   }),

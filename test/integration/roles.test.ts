@@ -95,6 +95,15 @@ describe('role bundles CRUD', () => {
     const other = await newBundle(adminA);
     expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, { name: bundle.name })).status).toBe(409);
     expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, { name: 'viewer' })).status).toBe(409);
+    // The refused creates and renames are audited as failures, with the reason.
+    const { items } = (await call(adminA, 'GET', '/admin/activity?limit=100')).body;
+    const failures = items.filter((i: { status: string; eventType: string }) => i.status === 'failure' && i.eventType.startsWith('role_bundle.'));
+    expect(failures.slice(0, 4).map((i: { eventType: string; errorMessage: string; targetId: string | null }) => [i.eventType, i.errorMessage, i.targetId])).toEqual([
+      ['role_bundle.updated', '"viewer" is a built-in role name', other.id],
+      ['role_bundle.updated', `A role bundle named "${bundle.name}" already exists`, other.id],
+      ['role_bundle.created', '"Admin" is a built-in role name', null],
+      ['role_bundle.created', `A role bundle named "${bundle.name}" already exists`, null],
+    ]);
     expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, {})).status).toBe(400);
     expect((await call(adminA, 'GET', '/admin/role-bundles/not-a-uuid')).status).toBe(400);
     expect((await call(adminA, 'GET', `/admin/role-bundles/${randomUUID()}`)).status).toBe(404);
