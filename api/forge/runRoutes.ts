@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
-import { actorOf, recordAudit } from '../audit/store';
+import { actorOf, recordAudit, RefusedAction } from '../audit/store';
 import { ApiError, invalid, notFound } from '../http/errors';
 import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
@@ -29,7 +29,11 @@ const DECISION_SUMMARIES: Record<DecisionKind, string> = {
   cancel: 'Cancel a run, stopping the action in flight: it ends as cancelled',
 };
 
-const decisionRefused = (message: string, status: string) => new ApiError('CONFLICT', message, [{ field: 'status', message: status }]);
+const decisionEvent = (decision: DecisionKind, runId: string) => ({ eventType: `forge.run.${decision}`, action: decision, targetType: 'run', targetId: runId });
+
+/** A 409 naming the run's status, audited as a failed decision. */
+const decisionRefused = (decision: DecisionKind, runId: string, message: string, status: string) =>
+  new RefusedAction(new ApiError('CONFLICT', message, [{ field: 'status', message: status }]), decisionEvent(decision, runId));
 
 export const runRoutes = [
   defineRoute({
@@ -158,18 +162,15 @@ export const runRoutes = [
         const run = await lockRunForDecision(db, params.runId);
         if (!run) throw notFound('Run');
         const refusal = decisionConflict(decision, run);
-        if (refusal) throw decisionRefused(refusal, run.status);
+        if (refusal) throw decisionRefused(decision, params.runId, refusal, run.status);
         // An approve or reject answers the step waiting now, never a later one.
         const position = decision === 'cancel' ? null : run.awaitingPosition;
         const { actor } = actorOf(auth);
         const recorded = await insertDecision(db, { tenantId: auth.tenantId, runId: params.runId, kind: decision, position, actor, comment: body.comment });
-        if (!recorded) throw decisionRefused(`Cannot ${decision} a run that is ${run.status}: it was already decided`, run.status);
+        if (!recorded) throw decisionRefused(decision, params.runId, `Cannot ${decision} a run that is ${run.status}: it was already decided`, run.status);
         await deps.temporal.workflow.getHandle(run.workflowId).signal(decision, { actor, comment: body.comment, ...(position !== null && { position }) });
         await recordAudit(db, auth, {
-          eventType: `forge.run.${decision}`,
-          action: decision,
-          targetType: 'run',
-          targetId: params.runId,
+          ...decisionEvent(decision, params.runId),
           metadata: { ...(position !== null && { step: position }), ...(body.comment && { comment: body.comment }) },
         });
         return findRun(db, params.runId);

@@ -452,18 +452,20 @@ describe('runs', () => {
     expect(res.body.error).toEqual(expect.objectContaining({ code: 'CONFLICT', message: 'Cannot reject a run that is completed', details: [{ field: 'status', message: 'completed' }] }));
   }, 60_000);
 
-  test('starts and decisions are audited: forge.run.started, forge.run.approve, forge.run.cancel in /admin/activity', async () => {
+  test('starts and decisions are audited in /admin/activity, a refused decision as a failure with its reason', async () => {
     const started = await startRun((await twoGates()).slug);
     await waitForGate(started.id, 0);
     await call(writer, 'POST', `/forge/runs/${started.id}/approve`, { comment: 'fine' });
     await call(writer, 'POST', `/forge/runs/${started.id}/cancel`);
     await waitForStatus(started.id, ['cancelled']);
+    expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(409);
     const { items } = (await call(writer, 'GET', '/admin/activity?limit=100')).body;
     const ofRun = items.filter((i: { targetType: string; targetId: string }) => i.targetType === 'run' && i.targetId === started.id);
-    expect(ofRun.map((i: { eventType: string; actor: string }) => [i.eventType, i.actor])).toEqual([
-      ['forge.run.cancel', 'dev@forge.test'],
-      ['forge.run.approve', 'dev@forge.test'],
-      ['forge.run.started', 'dev@forge.test'],
+    expect(ofRun.map((i: { eventType: string; actor: string; status: string; errorMessage: string | null }) => [i.eventType, i.actor, i.status, i.errorMessage])).toEqual([
+      ['forge.run.approve', 'dev@forge.test', 'failure', 'Cannot approve a run that is cancelled'],
+      ['forge.run.cancel', 'dev@forge.test', 'success', null],
+      ['forge.run.approve', 'dev@forge.test', 'success', null],
+      ['forge.run.started', 'dev@forge.test', 'success', null],
     ]);
   }, 60_000);
 
