@@ -107,28 +107,21 @@ describe('molds', () => {
   });
 
   test('parameter and action definitions are validated with per-field details', async () => {
+    const badParameters = [
+      { name: 'env', type: 'select' },
+      { name: 'count', type: 'number', default: 'three' },
+      { name: 'count', type: 'string' },
+    ];
     const res = await call(writer, 'POST', '/forge/molds', {
       slug: slug('bad'),
       name: 'bad',
-      parameters: [
-        { name: 'env', type: 'select' },
-        { name: 'count', type: 'number', default: 'three' },
-        { name: 'count', type: 'string' },
-      ],
+      parameters: badParameters,
       actions: [{ name: 'call', type: 'api-call', config: { method: 'FETCH' } }],
     });
     expect(res.status).toBe(400);
     const fields = res.body.error.details.map((d: { field: string }) => d.field);
     expect(fields).toEqual(expect.arrayContaining(['body.actions.0.config.url']));
-    const rules = await call(writer, 'POST', '/forge/molds', {
-      slug: slug('bad'),
-      name: 'bad',
-      parameters: [
-        { name: 'env', type: 'select' },
-        { name: 'count', type: 'number', default: 'three' },
-        { name: 'count', type: 'string' },
-      ],
-    });
+    const rules = await call(writer, 'POST', '/forge/molds', { slug: slug('bad'), name: 'bad', parameters: badParameters });
     expect(rules.status).toBe(400);
     expect(rules.body.error.details).toEqual(
       expect.arrayContaining([
