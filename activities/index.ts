@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Config } from '../api/config';
 import type { WorkerPool } from '../workflows/taskQueues';
 import { createForgeActivities } from './forge';
 import { createProbeActivities } from './probe';
@@ -6,6 +7,7 @@ import { createProbeActivities } from './probe';
 /** What an activity may use: created once per worker process. */
 export interface ActivityDeps {
   db: Knex;
+  config: Config;
 }
 
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {

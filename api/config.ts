@@ -34,6 +34,32 @@ export interface Config {
     /** The JWS algorithm of publicKeyPem. */
     publicKeyAlg: string;
   };
+  /** NODE_ENV=production: no generated dev keys are trusted; real ones must be configured. */
+  production: boolean;
+  /**
+   * The tenant (slug or id) whose admins are platform operators: they may read any tenant's
+   * workflow payloads through the codec endpoint and see Temporal UI links.
+   */
+  platformTenant: string;
+  /**
+   * Encryption keys for workflow payloads and secrets at rest, `keyId:base64(32 bytes)` entries;
+   * the first encrypts, every one decrypts (rotation). Unset: a dev key under dataDir.
+   */
+  encryptionKeys?: string;
+  /**
+   * Where outbound calls made for a tenant may go besides public addresses: hosts, addresses
+   * or CIDR ranges, each optionally with a port (parsed by the egress guard).
+   */
+  egressAllow: string[];
+  /** Limits of the sandbox forge scripts run in. */
+  sandbox: {
+    /** Host uids handed out one per script run when the worker runs as root. */
+    uidRange: { first: number; last: number };
+    cpuSeconds: number;
+    memoryMb: number;
+    maxProcesses: number;
+    maxFileMb: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -47,6 +73,21 @@ function intFrom(env: Env, name: string, fallback: number): number {
   }
   return value;
 }
+
+/** "100000-165535" → its bounds. */
+function uidRangeFrom(env: Env, name: string, fallback: string): { first: number; last: number } {
+  const raw = env[name] || fallback;
+  const match = /^(\d+)-(\d+)$/.exec(raw.trim());
+  const [first, last] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(first > 0 && last >= first && last < 2 ** 32 - 1)) throw new Error(`${name} must be a range of uids like 100000-165535, got "${raw}"`);
+  return { first, last };
+}
+
+const listFrom = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2 };
 
@@ -106,6 +147,17 @@ export function loadConfig(env: Env = process.env): Config {
       jwksUrl: env.AUTH_JWKS_URL || undefined,
       publicKeyPem: env.AUTH_PUBLIC_KEY || undefined,
       publicKeyAlg: env.AUTH_PUBLIC_KEY_ALG ?? 'RS256',
+    },
+    production: env.NODE_ENV === 'production',
+    platformTenant: env.SHIPYARD_PLATFORM_TENANT || 'platform',
+    encryptionKeys: env.SHIPYARD_ENCRYPTION_KEYS || undefined,
+    egressAllow: listFrom(env.SHIPYARD_EGRESS_ALLOW),
+    sandbox: {
+      uidRange: uidRangeFrom(env, 'SHIPYARD_SANDBOX_UIDS', '100000-165535'),
+      cpuSeconds: intFrom(env, 'SHIPYARD_SCRIPT_CPU_SECONDS', 60),
+      memoryMb: intFrom(env, 'SHIPYARD_SCRIPT_MEMORY_MB', 512),
+      maxProcesses: intFrom(env, 'SHIPYARD_SCRIPT_MAX_PROCESSES', 64),
+      maxFileMb: intFrom(env, 'SHIPYARD_SCRIPT_MAX_FILE_MB', 64),
     },
   };
 }

@@ -63,7 +63,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     system,
     elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
     temporal: new TemporalClient({ connection, namespace: config.temporal.namespace }),
-    authenticator: new Authenticator({ db, system, verifySession, apiKeyCache, logger }),
+    authenticator: new Authenticator({ db, system, verifySession, apiKeyCache, logger, platformTenant: config.platformTenant }),
     changes,
     apiKeyCache,
     teamsCache,

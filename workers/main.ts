@@ -19,7 +19,7 @@ async function main(args: string[]): Promise<void> {
   installTemporalLogging(logger);
   const db = createPool(config.database.appUrl, config.database.poolMax);
   try {
-    const workers = await createPoolWorkers(pools, config, { db });
+    const workers = await createPoolWorkers(pools, config, { db, config });
     logger.info({ pools, namespace: config.temporal.namespace }, 'workers running');
     await workers.run();
     logger.info('workers stopped');

@@ -6,11 +6,14 @@ import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from './permissions';
 import type { SessionClaims, SessionVerifier } from './sessionTokens';
-import { findActiveAgentToken, findActiveApiKeysByPrefix, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
+import { findActiveAgentToken, findActiveApiKeysByPrefix, findTenantId, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
 import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from './tokens';
 
-/** What a route requires of its caller: nothing, any user or API key, a permission, or an agent token. */
-export type Access = 'public' | 'authenticated' | 'agent' | Scope;
+/**
+ * What a route requires of its caller: nothing, any user or API key, a permission, an agent
+ * token, or a platform operator (see `isPlatformOperator`).
+ */
+export type Access = 'public' | 'authenticated' | 'agent' | 'operator' | Scope;
 
 export interface UserPrincipal {
   kind: 'user';
@@ -21,6 +24,8 @@ export interface UserPrincipal {
   groups: string[];
   roles: string[];
   permissions: Set<Scope>;
+  /** Runs the platform for every tenant (see `isPlatformOperator`). */
+  operator: boolean;
   expiresAt: Date;
 }
 
@@ -31,6 +36,7 @@ export interface ApiKeyPrincipal {
   /** The user who created the key. */
   userId: string;
   permissions: Set<Scope>;
+  operator: boolean;
 }
 
 export interface AgentPrincipal {
@@ -59,6 +65,17 @@ export interface AuthenticatorDeps {
   verifySession: SessionVerifier;
   apiKeyCache: ApiKeyCache;
   logger: Logger;
+  /** The platform tenant's slug or id (config.platformTenant). */
+  platformTenant: string;
+}
+
+/**
+ * A platform operator administers the platform itself, across tenants: an admin (admin:write)
+ * or service (internal:service) caller of the configured platform tenant. Scopes alone never
+ * make an operator: a tenant admin can grant any scope inside their own tenant.
+ */
+export function isPlatformOperator(tenantId: string, platformTenantId: string | undefined, permissions: Set<Scope>): boolean {
+  return tenantId === platformTenantId && (permissions.has('admin:write') || permissions.has('internal:service'));
 }
 
 /** How often a key's last_used is written at most (per process; the SQL also guards). */
@@ -66,6 +83,8 @@ const LAST_USED_INTERVAL_MS = 60_000;
 
 export class Authenticator {
   private readonly lastUseRecorded = new Map<string, number>();
+  /** Resolved once found; a platform tenant created later (by the CLI) is found on a later request. */
+  private platformTenantId?: string;
 
   constructor(private readonly deps: AuthenticatorDeps) {}
 
@@ -126,19 +145,27 @@ export class Authenticator {
     );
   }
 
+  private async platformTenant(): Promise<string | undefined> {
+    this.platformTenantId ??= await findTenantId(this.deps.system, this.deps.platformTenant);
+    return this.platformTenantId;
+  }
+
   /** Resolves who the caller is inside its tenant's transaction (users are upserted here). */
   async principal(trx: Knex.Transaction, identity: Identity): Promise<Principal> {
     switch (identity.kind) {
       case 'agent':
         return { kind: 'agent', tenantId: identity.tenantId, clusterId: identity.clusterId, tokenId: identity.tokenId };
-      case 'api_key':
+      case 'api_key': {
+        const permissions = expandScopes(identity.key.scopes);
         return {
           kind: 'api_key',
           tenantId: identity.tenantId,
           apiKeyId: identity.key.keyId,
           userId: identity.key.userId,
-          permissions: expandScopes(identity.key.scopes),
+          permissions,
+          operator: isPlatformOperator(identity.tenantId, await this.platformTenant(), permissions),
         };
+      }
       case 'user': {
         const { claims } = identity;
         // A token for a tenant that does not exist fails the user's foreign key: same 401. Any
@@ -150,6 +177,7 @@ export class Authenticator {
         const granted = roles.flatMap((role) =>
           isBuiltInRole(role.key) ? BUILT_IN_ROLES[role.key].permissions : (role.permissions ?? []),
         );
+        const permissions = expandScopes(granted);
         return {
           kind: 'user',
           tenantId: claims.tenantId,
@@ -158,7 +186,8 @@ export class Authenticator {
           name: claims.name,
           groups: claims.groups,
           roles: roles.map((role) => role.name),
-          permissions: expandScopes(granted),
+          permissions,
+          operator: isPlatformOperator(claims.tenantId, await this.platformTenant(), permissions),
           expiresAt: claims.expiresAt,
         };
       }
@@ -169,6 +198,10 @@ export class Authenticator {
 /** 403 unless the principal holds what the route requires. */
 export function authorize(principal: Principal, access: Exclude<Access, 'public'>): void {
   if (access === 'agent' || access === 'authenticated') return;
+  if (access === 'operator') {
+    if (principal.kind === 'agent' || !principal.operator) throw new ApiError('FORBIDDEN', 'This operation is for platform operators');
+    return;
+  }
   if (principal.kind === 'agent' || !principal.permissions.has(access)) {
     throw new ApiError('FORBIDDEN', `This operation requires the ${access} permission`);
   }

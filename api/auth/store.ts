@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { UUID } from '../roles/store';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 
@@ -29,6 +30,14 @@ export async function findActiveAgentToken(
     .where({ token_sha256: tokenSha256 })
     .whereNull('revoked_at')
     .first('id', 'tenant_id', 'cluster_id');
+}
+
+/** A tenant's id from its id or slug (a cross-tenant read: the system role's). */
+export async function findTenantId(system: Knex, idOrSlug: string): Promise<string | undefined> {
+  const row = await system('tenants')
+    .where(UUID.test(idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug })
+    .first('id');
+  return row?.id;
 }
 
 /** Records use at most once a minute per key, so busy keys do not turn reads into writes. */

@@ -51,7 +51,7 @@ function operation(route: RouteDefinition) {
     ...(route.access !== 'public' && {
       security: [{ [route.access === 'agent' ? 'agentToken' : 'bearer']: [] }],
       'x-required-access': route.access,
-      description: `Requires: ${route.access === 'authenticated' ? 'any authenticated caller' : route.access === 'agent' ? 'an agent token' : `the \`${route.access}\` permission`}.`,
+      description: `Requires: ${route.access === 'authenticated' ? 'any authenticated caller' : route.access === 'agent' ? 'an agent token' : route.access === 'operator' ? 'a platform operator (an admin of the platform tenant)' : `the \`${route.access}\` permission`}.`,
     }),
     ...(route.body && { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } } }),
     responses: {

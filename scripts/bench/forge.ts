@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, pino({ level: 'silent' }));
   // The worker gets its own pool, as in workers/main.ts, so it does not wait on the API's.
   const workerDb = createPool(config.database.appUrl, config.database.poolMax);
-  const forgeWorkers = await createPoolWorkers(['forge'], config, { db: workerDb });
+  const forgeWorkers = await createPoolWorkers(['forge'], config, { db: workerDb, config });
   const forgeRunning = forgeWorkers.run();
 
   const floorConnection = await NativeConnection.connect({ address: config.temporal.address });

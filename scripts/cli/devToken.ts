@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isBuiltInRole } from '../../api/auth/permissions';
+import { findTenantId } from '../../api/auth/store';
+import { UUID } from '../../api/roles/store';
 import { signDevSessionToken } from '../../api/auth/sessionTokens';
 import type { Config } from '../../api/config';
 import { createPool } from '../../db/pool';
@@ -16,8 +18,6 @@ export interface DevTokenRequest {
   ttlSeconds?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Mints a session token the API accepts in its default dev configuration: ensures the tenant
  * and the user exist, assigns the requested roles directly, and signs with the local dev key.
@@ -26,11 +26,7 @@ export async function issueDevToken(config: Config, request: DevTokenRequest): P
   const app = createPool(config.database.appUrl, 1);
   const system = createPool(config.database.systemUrl, 1);
   try {
-    // Finding a tenant by slug is a cross-tenant read: the system role's job.
-    const existing = await system('tenants')
-      .where(UUID.test(request.tenant) ? { id: request.tenant } : { slug: request.tenant })
-      .first('id');
-    const tenantId: string = existing?.id ?? (UUID.test(request.tenant) ? request.tenant : randomUUID());
+    const tenantId = (await findTenantId(system, request.tenant)) ?? (UUID.test(request.tenant) ? request.tenant : randomUUID());
     const slug = UUID.test(request.tenant) ? `tenant-${tenantId.slice(0, 8)}` : request.tenant;
     const subject = `dev|${request.email}`;
     const name = request.name ?? request.email.split('@')[0];

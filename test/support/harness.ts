@@ -56,7 +56,7 @@ export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
   const config = testConfig();
   const db = createPool(config.database.appUrl, 4);
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
-  const workers = await createPoolWorkers(pools, config, { db }, { code });
+  const workers = await createPoolWorkers(pools, config, { db, config }, { code });
   const running = workers.run();
   return {
     async stop() {
