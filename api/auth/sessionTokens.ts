@@ -7,6 +7,8 @@ import type { Config } from '../config';
 export interface SessionClaims {
   subject: string;
   email: string;
+  /** The identity provider vouches for the email (`email_verified: true`). */
+  emailVerified: boolean;
   name: string;
   tenantId: string;
   groups: string[];
@@ -44,6 +46,11 @@ async function devKeyPair(config: Config): Promise<{ privateKey: KeyLike; public
 
 export async function createSessionVerifier(config: Config): Promise<SessionVerifier> {
   const { issuer, audience, jwksUrl, publicKeyPem, publicKeyAlg } = config.auth;
+  // A key the API generated itself is only for development: in production it would trust
+  // whoever can read the data folder (or run the CLI) to mint a token for any tenant.
+  if (config.production && !jwksUrl && !publicKeyPem) {
+    throw new Error('NODE_ENV=production requires AUTH_JWKS_URL or AUTH_PUBLIC_KEY (the identity provider that signs session tokens)');
+  }
   const key = jwksUrl
     ? createRemoteJWKSet(new URL(jwksUrl))
     : publicKeyPem
@@ -51,13 +58,14 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
       : (await devKeyPair(config)).publicKey;
   return async (token) => {
     const { payload } = await jwtVerify(token, key as KeyLike, { issuer, audience });
-    const { sub, email, name, tenant_id: tenantId, groups, exp } = payload as Record<string, unknown>;
+    const { sub, email, email_verified, name, tenant_id: tenantId, groups, exp } = payload as Record<string, unknown>;
     if (typeof sub !== 'string' || typeof email !== 'string' || typeof tenantId !== 'string' || typeof exp !== 'number') {
       throw new Error('session token lacks sub, email, tenant_id or exp');
     }
     return {
       subject: sub,
       email,
+      emailVerified: email_verified === true,
       name: typeof name === 'string' ? name : email,
       tenantId,
       groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
@@ -73,7 +81,8 @@ export async function signDevSessionToken(
   ttlSeconds: number,
 ): Promise<string> {
   const { privateKey } = await devKeyPair(config);
-  return new SignJWT({ email: claims.email, name: claims.name, tenant_id: claims.tenantId, groups: claims.groups })
+  // The CLI is the operator's own identity provider: it vouches for the email it is given.
+  return new SignJWT({ email: claims.email, email_verified: true, name: claims.name, tenant_id: claims.tenantId, groups: claims.groups })
     .setProtectedHeader({ alg: DEV_ALGORITHM })
     .setSubject(claims.subject)
     .setIssuer(config.auth.issuer)

@@ -56,24 +56,24 @@ const LAST_LOGIN_RESOLUTION_MS = 60_000;
  * minute old: an upsert locks the row even when it changes nothing, which would queue a user's
  * concurrent requests.
  *
- * Email is unique in a tenant, and the tenant's identity provider is trusted for its tenant: a
- * subject seen for the first time with the email of an existing user (a `dev|…` user from the
- * CLI, an account re-created in the provider) is that user, and the subject is linked to it.
- * A known subject whose new email another user still holds keeps its stored email until that
- * user's next sign-in frees it.
+ * Email is unique in a tenant. A subject seen for the first time with the email of an existing
+ * user (a `dev|…` user from the CLI, an account re-created in the provider) is linked to that
+ * user only when the identity provider says it verified the email: otherwise anyone who can
+ * register an unverified address at the provider could take over the account. Returns
+ * undefined for such a sign-in. A known subject whose new email another user still holds keeps
+ * its stored email until that user's next sign-in frees it.
  */
-export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string> {
+export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string | undefined> {
   const groups = [...new Set(claims.groups)].sort();
   const existing = await trx('users')
     .where({ tenant_id: claims.tenantId, subject: claims.subject })
     .first('id', 'email', 'name', 'idp_groups', 'last_login');
   if (!existing) {
-    const [row] = await trx('users')
+    const onEmailTaken = trx('users')
       .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, idp_groups: groups, last_login: trx.fn.now() })
-      .onConflict(['tenant_id', 'email'])
-      .merge(['subject', 'name', 'idp_groups', 'last_login'])
-      .returning('id');
-    return row.id;
+      .onConflict(['tenant_id', 'email']);
+    const [row] = await (claims.emailVerified ? onEmailTaken.merge(['subject', 'name', 'idp_groups', 'last_login']) : onEmailTaken.ignore()).returning('id');
+    return row?.id;
   }
   const fresh =
     existing.email === claims.email &&

@@ -59,7 +59,7 @@ test('tokens signed by another key, for another audience, expired, or from the d
   }
 });
 
-test('a provider subject seen first with the email of a CLI-made user signs in as that user', async () => {
+test('a provider subject seen first with the email of a CLI-made user is linked to it only when the provider verified the email', async () => {
   const cli = await sessionToken({ tenant: tenantId, email: 'linked@oidc.test', roles: ['viewer'] });
   const dev = await startApi(); // the default configuration, which accepts CLI tokens
   try {
@@ -69,12 +69,29 @@ test('a provider subject seen first with the email of a CLI-made user signs in a
   }
   const api = await apiWith({ jwksUrl: idp.jwksUrl });
   try {
-    const token = await idp.sign({ sub: 'idp|linked', email: 'linked@oidc.test', name: 'Linked', tenant_id: tenantId, groups: [] });
+    const signIn = async (emailVerified: unknown) =>
+      fetch(`${api.url}/api/v1/me`, {
+        headers: bearer(await idp.sign({ sub: 'idp|linked', email: 'linked@oidc.test', email_verified: emailVerified, name: 'Linked', tenant_id: tenantId, groups: [] })),
+      });
+    // Unverified (absent, false, or the string "true"): the account is not taken over.
+    for (const unverified of [undefined, false, 'true']) expect((await signIn(unverified)).status).toBe(401);
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(token) });
+      const res = await signIn(true);
       expect(res.status).toBe(200);
       expect(await jsonOf(res)).toEqual(expect.objectContaining({ id: cli.userId, email: 'linked@oidc.test', name: 'Linked', roles: ['viewer'] }));
     }
+  } finally {
+    await api.close();
+  }
+});
+
+test('a new subject with a new email signs in whether or not the email is verified', async () => {
+  const api = await apiWith({ jwksUrl: idp.jwksUrl });
+  try {
+    const token = await idp.sign({ sub: 'idp|fresh', email: 'fresh@oidc.test', name: 'Fresh', tenant_id: tenantId, groups: [] });
+    const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(token) });
+    expect(res.status).toBe(200);
+    expect(await jsonOf(res)).toEqual(expect.objectContaining({ email: 'fresh@oidc.test' }));
   } finally {
     await api.close();
   }
