@@ -1,9 +1,9 @@
-import bcrypt from 'bcryptjs';
+import { hash as bcryptHash } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
 import type { CallerPrincipal } from '../auth/authenticate';
 import { apiKeyLookupPrefix, newApiKeyToken } from '../auth/tokens';
 import { recordAudit, RefusedAction } from '../audit/store';
-import { conflict, invalid, notFound } from '../http/errors';
+import { ApiError, conflict, invalid, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { apiKeySchema, createApiKeySchema, keyIdParams } from './schemas';
 import { countActiveKeysOfUser, insertApiKey, listApiKeys, lockUserForKeyCreation, revokeApiKey } from './store';
@@ -41,23 +41,26 @@ export const apiKeyRoutes = [
       if (body.expires_at && new Date(body.expires_at).getTime() <= Date.now()) {
         throw invalid('expires_at must be in the future', [{ field: 'body.expires_at', message: 'is in the past' }]);
       }
+      const refused = { eventType: 'api_key.created', action: 'create', targetType: 'api_key', metadata: { name: body.name, scopes: body.scopes } };
+      // A key can do no more than its creator: otherwise admin:write would mint any scope.
+      const beyond = body.scopes.filter((scope) => !auth.permissions.has(scope));
+      if (beyond.length) {
+        const details = beyond.map((scope) => ({ field: 'body.scopes', message: `you do not hold ${scope}` }));
+        throw new RefusedAction(new ApiError('FORBIDDEN', 'A key may only carry scopes its creator holds', details), refused);
+      }
       await lockUserForKeyCreation(db, auth.userId);
       if ((await countActiveKeysOfUser(db, auth.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {
-        throw new RefusedAction(conflict(`At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`), {
-          eventType: 'api_key.created',
-          action: 'create',
-          targetType: 'api_key',
-          metadata: { name: body.name, scopes: body.scopes },
-        });
+        throw new RefusedAction(conflict(`At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`), refused);
       }
       const token = newApiKeyToken();
       const id = await insertApiKey(db, {
         tenantId: auth.tenantId,
         userId: auth.userId,
+        createdByKeyId: auth.kind === 'api_key' ? auth.apiKeyId : null,
         name: body.name,
         description: body.description ?? '',
         prefix: apiKeyLookupPrefix(token),
-        tokenHash: await bcrypt.hash(token, BCRYPT_COST),
+        tokenHash: await bcryptHash(token, { cost: BCRYPT_COST }),
         scopes: [...body.scopes],
         expiresAt: body.expires_at ?? null,
       });

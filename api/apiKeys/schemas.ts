@@ -14,9 +14,15 @@ export const createApiKeySchema = {
 
 export const apiKeySchema = {
   type: 'object',
-  required: ['id', 'name', 'prefix', 'scopes', 'created_at', 'revoked'],
+  required: ['id', 'name', 'prefix', 'scopes', 'created_by', 'created_at', 'revoked'],
   properties: {
     id: { type: 'string', format: 'uuid' },
+    created_by: { type: 'string', format: 'uuid', description: 'The user who created the key (it counts against their 25)' },
+    created_by_key_id: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description: 'The API key that created this one, when it was not created by a signed-in user',
+    },
     name: { type: 'string' },
     description: { type: 'string' },
     prefix: { type: 'string', description: 'The first 12 characters of the token' },

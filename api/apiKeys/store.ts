@@ -3,6 +3,8 @@ import { API_KEY_REVOKED_CHANNEL } from '../auth/apiKeyCache';
 
 interface ApiKeyRow {
   id: string;
+  user_id: string;
+  created_by_key_id: string | null;
   name: string;
   description: string;
   prefix: string;
@@ -23,6 +25,8 @@ export function toApiKey(row: ApiKeyRow) {
     description: row.description,
     prefix: row.prefix,
     scopes: row.scopes,
+    created_by: row.user_id,
+    created_by_key_id: row.created_by_key_id,
     last_used: iso(row.last_used_at),
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at) as string,
@@ -31,7 +35,7 @@ export function toApiKey(row: ApiKeyRow) {
   };
 }
 
-const LISTED = ['id', 'name', 'description', 'prefix', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'revoked_at'];
+const LISTED = ['id', 'user_id', 'created_by_key_id', 'name', 'description', 'prefix', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'revoked_at'];
 
 export async function listApiKeys(trx: Knex) {
   const rows: ApiKeyRow[] = await trx('api_keys').orderBy('created_at', 'desc').select(LISTED);
@@ -55,12 +59,23 @@ export async function lockUserForKeyCreation(trx: Knex, userId: string): Promise
 
 export async function insertApiKey(
   trx: Knex,
-  key: { tenantId: string; userId: string; name: string; description: string; prefix: string; tokenHash: string; scopes: string[]; expiresAt: string | null },
+  key: {
+    tenantId: string;
+    userId: string;
+    createdByKeyId: string | null;
+    name: string;
+    description: string;
+    prefix: string;
+    tokenHash: string;
+    scopes: string[];
+    expiresAt: string | null;
+  },
 ): Promise<string> {
   const [row] = await trx('api_keys')
     .insert({
       tenant_id: key.tenantId,
       user_id: key.userId,
+      created_by_key_id: key.createdByKeyId,
       name: key.name,
       description: key.description,
       prefix: key.prefix,

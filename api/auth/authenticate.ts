@@ -1,9 +1,10 @@
-import bcrypt from 'bcryptjs';
+import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ApiError } from '../http/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
+import { FailureLimiter } from './failureLimiter';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from './permissions';
 import type { SessionClaims, SessionVerifier } from './sessionTokens';
 import { findActiveAgentToken, findActiveApiKeysByPrefix, findTenantId, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
@@ -80,16 +81,23 @@ export function isPlatformOperator(tenantId: string, platformTenantId: string | 
 
 /** How often a key's last_used is written at most (per process; the SQL also guards). */
 const LAST_USED_INTERVAL_MS = 60_000;
+/** Failed API-key validations allowed per key prefix and client in a window, before 429s. */
+const MAX_FAILED_VALIDATIONS = 10;
+const FAILED_VALIDATION_WINDOW_MS = 60_000;
 
 export class Authenticator {
   private readonly lastUseRecorded = new Map<string, number>();
+  private readonly failedValidations = new FailureLimiter(MAX_FAILED_VALIDATIONS, FAILED_VALIDATION_WINDOW_MS);
   /** Resolved once found; a platform tenant created later (by the CLI) is found on a later request. */
   private platformTenantId?: string;
 
   constructor(private readonly deps: AuthenticatorDeps) {}
 
-  /** Verifies the bearer token for a route's access level. Every failure is the same 401. */
-  async identify(authorization: string | undefined, access: Exclude<Access, 'public'>): Promise<Identity> {
+  /**
+   * Verifies the bearer token for a route's access level. Every failure is the same 401, but
+   * a client that keeps failing with one API-key prefix gets a 429 (`client`: its address).
+   */
+  async identify(authorization: string | undefined, access: Exclude<Access, 'public'>, client: string): Promise<Identity> {
     const token = /^Bearer ([^\s]+)$/.exec(authorization ?? '')?.[1];
     if (!token) throw unauthorized();
     // Agent tokens work on agent routes only, and only agent tokens work there.
@@ -101,7 +109,7 @@ export class Authenticator {
     }
     if (looksLikeAgentToken(token)) throw unauthorized();
     if (looksLikeApiKey(token)) {
-      const key = await this.apiKey(token);
+      const key = await this.apiKey(token, client);
       return { kind: 'api_key', tenantId: key.tenantId, key };
     }
     const claims = await this.deps.verifySession(token).catch(() => {
@@ -110,19 +118,36 @@ export class Authenticator {
     return { kind: 'user', tenantId: claims.tenantId, claims };
   }
 
-  private async apiKey(token: string): Promise<CachedApiKey> {
-    const key = await this.deps.apiKeyCache.getOrLoad(sha256(token), () => this.verifyApiKey(token));
+  private async apiKey(token: string, client: string): Promise<CachedApiKey> {
+    const key = await this.deps.apiKeyCache.getOrLoad(sha256(token), () => this.verifyApiKey(token, client));
     // Expiry is checked on every use, cached or not.
     if (!key || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw unauthorized();
     this.recordUse(key);
     return key;
   }
 
-  /** The active key whose bcrypt hash matches the token, looked up by its prefix. */
-  private async verifyApiKey(token: string): Promise<CachedApiKey | undefined> {
-    const candidates = await findActiveApiKeysByPrefix(this.deps.system, apiKeyLookupPrefix(token));
+  /**
+   * The active key whose bcrypt hash matches the token, looked up by its prefix. Runs only on
+   * a cache miss; bcrypt runs natively off the event loop.
+   */
+  private async verifyApiKey(token: string, client: string): Promise<CachedApiKey | undefined> {
+    const prefix = apiKeyLookupPrefix(token);
+    const limited = `${prefix}|${client}`;
+    const retryAfterMs = this.failedValidations.retryAfterMs(limited);
+    if (retryAfterMs > 0) {
+      throw new ApiError('RATE_LIMITED', 'Too many failed authentications; try again later', [], {
+        'retry-after': String(Math.ceil(retryAfterMs / 1000)),
+      });
+    }
+    const key = await this.matchApiKey(token, prefix);
+    if (!key) this.failedValidations.recordFailure(limited);
+    return key;
+  }
+
+  private async matchApiKey(token: string, prefix: string): Promise<CachedApiKey | undefined> {
+    const candidates = await findActiveApiKeysByPrefix(this.deps.system, prefix);
     for (const candidate of candidates) {
-      if (await bcrypt.compare(token, candidate.token_hash)) {
+      if (await bcryptVerify(token, candidate.token_hash)) {
         return {
           keyId: candidate.id,
           tenantId: candidate.tenant_id,
@@ -173,6 +198,10 @@ export class Authenticator {
         const userId = await upsertSessionUser(trx, claims).catch((err: unknown) => {
           throw isUnknownTenant(err) ? unauthorized() : err;
         });
+        if (!userId) {
+          this.deps.logger.warn({ tenant_id: claims.tenantId }, 'sign-in refused: a new subject with the unverified email of an existing user');
+          throw unauthorized();
+        }
         const roles = await rolesOfUser(trx, userId, claims.groups);
         const granted = roles.flatMap((role) =>
           isBuiltInRole(role.key) ? BUILT_IN_ROLES[role.key].permissions : (role.permissions ?? []),

@@ -41,7 +41,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       if (access === 'public') {
         result = await run(undefined, undefined);
       } else {
-        const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access);
+        const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access, ctx.ip);
         ctx.state.tenantId = identity.tenantId;
         let auth: Principal | undefined;
         // The whole request runs in one transaction under the caller's tenant.

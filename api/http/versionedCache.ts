@@ -8,6 +8,8 @@ export interface CacheVersion {
   generation: number;
 }
 
+const sameVersion = (a: CacheVersion | undefined, b: CacheVersion) => a?.epoch === b.epoch && a.generation === b.generation;
+
 /**
  * Values kept for a fixed time, made safe against loads that race invalidations: every
  * invalidation bumps a version (the key's generation, or for `clear` and `evictWhere` the
@@ -19,6 +21,8 @@ export interface CacheVersion {
 export class VersionedCache<V> {
   private readonly entries = new Map<string, { value: V; storedAt: number }>();
   private readonly generations = new Map<string, number>();
+  /** Loads under way, shared by concurrent misses of the same key. */
+  private readonly loads = new Map<string, { version: CacheVersion | undefined; value: Promise<V | undefined> }>();
   private epoch = 0;
 
   constructor(
@@ -44,7 +48,7 @@ export class VersionedCache<V> {
 
   set(key: string, version: CacheVersion | undefined, value: V): void {
     const current = this.version(key);
-    if (!version || !current || version.epoch !== current.epoch || version.generation !== current.generation) return;
+    if (!current || !sameVersion(version, current)) return;
     this.entries.set(key, { value, storedAt: this.now() });
   }
 
@@ -69,13 +73,27 @@ export class VersionedCache<V> {
     this.epoch++;
   }
 
-  /** The cached value, or `load`'s; an undefined result (nothing found) is never cached. */
+  /**
+   * The cached value, or `load`'s; an undefined result (nothing found) is never cached.
+   * Concurrent misses of one key share one load (the first uses of an API key run one bcrypt),
+   * unless an invalidation came between: a caller after a revocation never gets a load that
+   * started before it.
+   */
   async getOrLoad<R extends V | undefined>(key: string, load: () => Promise<R>): Promise<V | R> {
     const cached = this.get(key);
     if (cached !== undefined) return cached;
     const version = this.version(key);
-    const value = await load();
-    if (value !== undefined) this.set(key, version, value);
+    const shared = this.loads.get(key);
+    if (shared && version && sameVersion(shared.version, version)) return shared.value as Promise<R>;
+    const value = load()
+      .then((result) => {
+        if (result !== undefined) this.set(key, version, result);
+        return result;
+      })
+      .finally(() => {
+        if (this.loads.get(key)?.value === value) this.loads.delete(key);
+      });
+    this.loads.set(key, { version, value });
     return value;
   }
 }

@@ -70,6 +70,41 @@ describe('VersionedCache', () => {
     expect(teams.get('t1')).toBeUndefined();
   });
 
+  test('concurrent misses of one key share one load (one bcrypt for the first uses of an API key)', async () => {
+    const teams = cache();
+    const load = jest.fn(async () => ['once']);
+    const results = await Promise.all([teams.getOrLoad('t1', load), teams.getOrLoad('t1', load), teams.getOrLoad('t1', load)]);
+    expect(results).toEqual([['once'], ['once'], ['once']]);
+    expect(load).toHaveBeenCalledTimes(1);
+    // Different keys never share.
+    await Promise.all([teams.getOrLoad('t2', load), teams.getOrLoad('t3', load)]);
+    expect(load).toHaveBeenCalledTimes(3);
+  });
+
+  test('a miss after an invalidation does not join a load that started before it: it loads afresh', async () => {
+    const teams = cache();
+    const before = deferredLoad<string[]>();
+    const stale = teams.getOrLoad('t1', before.load);
+    teams.invalidate('t1'); // e.g. the key was revoked while its first validation ran
+    const fresh = teams.getOrLoad('t1', async () => ['fresh']);
+    before.finish(['stale']);
+    expect(await stale).toEqual(['stale']);
+    expect(await fresh).toEqual(['fresh']);
+    expect(teams.get('t1')).toEqual(['fresh']);
+  });
+
+  test('a failed shared load fails every caller that joined it, and the next miss loads again', async () => {
+    const teams = cache();
+    let calls = 0;
+    const failing = async (): Promise<string[]> => {
+      calls++;
+      throw new Error('database down');
+    };
+    await expect(Promise.all([teams.getOrLoad('t1', failing), teams.getOrLoad('t1', failing)])).rejects.toThrow('database down');
+    expect(calls).toBe(1);
+    expect(await teams.getOrLoad('t1', async () => ['back'])).toEqual(['back']);
+  });
+
   test('a load of a key that had no entry, started before clear(), is returned but not cached', async () => {
     const teams = cache();
     const { load, finish } = deferredLoad<string[]>();
