@@ -6,18 +6,19 @@ import path from 'node:path';
 export const ROOT = path.join(__dirname, '..', '..');
 
 /**
- * Runs an entry point (with the test environment) and relays its stderr: TypeScript through tsx,
+ * Runs an entry point (with the test environment) and relays its stderr (unless the test reads
+ * it itself): TypeScript through tsx,
  * compiled JavaScript with plain node. Node loads tsx in-process: the `tsx` binary would fork a
  * second process that a SIGKILL leaves running.
  */
-export function launch(script: string, args: string[] = [], env: Record<string, string> = {}): ChildProcess {
+export function launch(script: string, args: string[] = [], env: Record<string, string> = {}, options = { relay: true }): ChildProcess {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(process.execPath, [...loader, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
+  if (options.relay) child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
   return child;
 }
 
