@@ -11,7 +11,8 @@ export const groupRoutes = [
     method: 'GET',
     path: '/groups',
     tag: 'Groups',
-    access: 'authenticated',
+    // Which groups exist and the roles they bring describe the tenant's access: administration.
+    access: 'admin:read',
     summary: 'Identity-provider groups the tenant maps to teams or roles (membership itself lives in the identity provider)',
     responses: { 200: { description: '`{groups}`', schema: { type: 'object', properties: { groups: { type: 'array', items: groupSchema } } } } },
     handler: async ({ db }) => ({ groups: await listGroups(db) }),

@@ -68,17 +68,19 @@ export const teamRoutes = [
     method: 'GET',
     path: '/teams/{id_or_slug}',
     tag: 'Teams',
-    access: 'authenticated',
-    summary: 'A team by id or slug, with its members, group mappings, roles and recent audit entries',
+    // Members carry emails (personal data): the same scope as the user directory.
+    access: 'catalog:read',
+    summary: 'A team by id or slug, with its members, group mappings, roles and, for admin:read holders, its recent audit entries',
     params: teamRefParams,
-    responses: { 200: { description: '`{team, members, group_mappings, roles, audit_log}`' } },
-    handler: async ({ db, params }) => {
+    responses: { 200: { description: '`{team, members, group_mappings, roles, audit_log}` (`audit_log` only with admin:read)' } },
+    handler: async ({ db, auth, params }) => {
       const team = await getTeamByIdOrSlug(db, params.id_or_slug);
       if (!team) throw notFound('Team');
       // Sequential: the request's transaction is one connection, which runs one query at a time.
       const members = await listMembers(db, team.id);
       const group_mappings = await listMappings(db, team.id);
       const roles = await assignedRoles(db, 'team_roles', { team_id: team.id });
+      if (!auth.permissions.has('admin:read')) return { team, members, group_mappings, roles };
       const audit_log = await recentActivity(db, TEAM_AUDIT_ENTRIES, { type: 'team', id: team.id });
       return { team, members, group_mappings, roles, audit_log };
     },

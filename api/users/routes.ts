@@ -10,7 +10,9 @@ export const userRoutes = [
     method: 'GET',
     path: '/users',
     tag: 'Users',
-    access: 'authenticated',
+    // Emails are personal data: the directory is for those who read the catalog (it names
+    // owners by email), not for every automation key.
+    access: 'catalog:read',
     summary: 'List users, by email (shape C: first, max, search on email or name; limit and cursor also accepted)',
     query: userListQuery,
     responses: { 200: { description: '`{users, items, page, total, provider}`', schema: userListSchema } },
@@ -36,7 +38,7 @@ export const userRoutes = [
     method: 'GET',
     path: '/users/{id}',
     tag: 'Users',
-    access: 'authenticated',
+    access: 'catalog:read',
     summary: "A user with their teams, identity-provider groups (as of their latest sign-in) and roles (direct, through teams and through groups)",
     params: userIdParams,
     responses: { 200: { description: 'UserDetail', schema: userDetailSchema } },

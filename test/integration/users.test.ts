@@ -190,6 +190,23 @@ describe('GET /admin/users', () => {
   });
 });
 
+describe('who may read personal data', () => {
+  test('emails (the user directory, team members) need catalog:read; groups and team audit entries need admin:read', async () => {
+    const team = (await call(adminA.token, 'POST', '/admin/teams', { name: `Personal ${run}` })).body;
+    const keyWith = async (scopes: string[]) => (await call(adminA.token, 'POST', '/admin/api-keys', { name: `pd-${scopes[0]}`, scopes })).body.token;
+    const forgeOnly = await keyWith(['forge:admin']);
+    const catalogReader = await keyWith(['catalog:read']);
+    const paths = ['/users', `/users/${viewerA.userId}`, `/teams/${team.slug}`, '/groups'];
+    const statuses = async (token: string) => Promise.all(paths.map(async (path) => [path, (await call(token, 'GET', path)).status]));
+    expect(await statuses(forgeOnly)).toEqual(paths.map((path) => [path, 403]));
+    expect(await statuses(catalogReader)).toEqual([...paths.slice(0, 3).map((path) => [path, 200]), ['/groups', 403]]);
+    expect((await call(catalogReader, 'GET', `/teams/${team.slug}`)).body).not.toHaveProperty('audit_log');
+    expect(await statuses(adminA.token)).toEqual(paths.map((path) => [path, 200]));
+    // Everyone keeps the team list (names and counts, no emails) and their own profile.
+    for (const path of ['/teams', '/me']) expect((await call(forgeOnly, 'GET', path)).status).toBe(200);
+  });
+});
+
 describe('tenant isolation', () => {
   test("tenant B's admin never lists A's users and gets 404 on A's user ids", async () => {
     const list = (await call(adminB.token, 'GET', '/users')).body;
