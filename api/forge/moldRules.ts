@@ -1,4 +1,4 @@
-import { isHttpUrl, parameterReferences, startsWithReference } from './template';
+import { isHttpUrl, parameterReferences, scriptVariable, startsWithReference } from './template';
 import type { ErrorDetail } from '../http/errors';
 import type { MoldAction, MoldParameter } from './schemas';
 
@@ -36,10 +36,29 @@ function urlProblem(url: string): string | null {
   return startsWithReference(url) || isHttpUrl(url) ? null : 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
 }
 
-/** Per action: its URL (api-call) and every parameter reference in its config, which must name a defined parameter. */
+/**
+ * A script's text takes no references: pasted into shell code, a value could add commands.
+ * Parameters reach scripts as environment variables instead.
+ */
+function scriptTextProblem(script: unknown): string | null {
+  const variables = [...new Set(parameterReferences(script).map(({ name }) => `"$${scriptVariable(name)}"`))];
+  return variables.length
+    ? `parameters reach scripts as $PARAM_<NAME> environment variables, not through \${{ }} references: write ${variables.join(', ')}`
+    : null;
+}
+
+/**
+ * Per action: its URL (api-call), its script text (script), and every parameter reference in
+ * its config, which must name a defined parameter.
+ */
 function actionProblems(action: MoldAction, index: number, parameterNames: Set<string>): ErrorDetail[] {
   const field = `body.actions.${index}.config`;
   const config = (action.config ?? {}) as Record<string, unknown>;
+  if (action.type === 'script') {
+    // Its other fields are numbers: the text is the only place a reference could be.
+    const problem = scriptTextProblem(config.script);
+    return problem ? [{ field: `${field}.script`, message: problem }] : [];
+  }
   const problems: ErrorDetail[] = [];
   if (action.type === 'api-call' && typeof config.url === 'string') {
     const problem = urlProblem(config.url);
@@ -49,6 +68,17 @@ function actionProblems(action: MoldAction, index: number, parameterNames: Set<s
     if (!parameterNames.has(name)) problems.push({ field: `${field}${path}`, message: `refers to "${name}", which is not a parameter of this mold` });
   }
   return problems;
+}
+
+/** Names that differ but reach a script as one variable (`a-b`, `a_b`): one would hide the other. */
+function scriptVariableClashes(names: string[]): ErrorDetail[] {
+  return [...new Set(duplicates(names.map(scriptVariable)))].map((variable) => ({
+    field: 'body.parameters',
+    message: `parameters ${names
+      .filter((name) => scriptVariable(name) === variable)
+      .map((name) => `"${name}"`)
+      .join(', ')} would all reach scripts as $${variable}`,
+  }));
 }
 
 export function moldProblems(mold: { parameters?: readonly MoldParameter[]; actions?: readonly MoldAction[] }): ErrorDetail[] {
@@ -71,6 +101,7 @@ export function moldProblems(mold: { parameters?: readonly MoldParameter[]; acti
     problems.push({ field: 'body.actions', message: `action "${name}" is defined more than once` });
   }
   const parameterNames = new Set(parameters.map((p) => p.name));
+  if (actions.some((action) => action.type === 'script')) problems.push(...scriptVariableClashes([...parameterNames]));
   actions.forEach((action, i) => problems.push(...actionProblems(action, i, parameterNames)));
   return problems;
 }

@@ -1,5 +1,6 @@
-// `${{ parameters.name }}` templating of action configs, and what a templated URL may be. Pure:
-// the mold checks (moldRules) and the forge activities share it.
+// `${{ parameters.name }}` templating of action configs, what a templated URL may be, and the
+// variable a parameter reaches a script as (scripts take no templating). Pure: the mold checks
+// (moldRules) and the forge activities share it.
 
 const REFERENCE = String.raw`\$\{\{\s*parameters\.([A-Za-z0-9_.-]+)\s*\}\}`;
 const EXPRESSION = new RegExp(REFERENCE, 'g');
@@ -47,3 +48,6 @@ export function isHttpUrl(text: string): boolean {
   const protocol = URL.canParse(text) ? new URL(text).protocol : undefined;
   return protocol === 'http:' || protocol === 'https:';
 }
+
+/** The environment variable a parameter reaches a script as: `release-tag` → `PARAM_RELEASE_TAG`. */
+export const scriptVariable = (name: string) => `PARAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;

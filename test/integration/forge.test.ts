@@ -158,10 +158,10 @@ describe('molds', () => {
       slug: slug('bad'),
       name: 'bad',
       parameters: [{ name: 'service', type: 'string' }],
-      actions: [{ name: 'build', type: 'script', config: { script: 'echo ${{ parameters.sevice }}' } }],
+      actions: [{ name: 'host', type: 'vcs-host-a-action', config: { path: '/repos/${{ parameters.sevice }}' } }],
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ field: 'body.actions.0.config.script', message: 'refers to "sevice", which is not a parameter of this mold' }]);
+    expect(res.body.error.details).toEqual([{ field: 'body.actions.0.config.path', message: 'refers to "sevice", which is not a parameter of this mold' }]);
     const mold = await createMold({
       parameters: [{ name: 'service', type: 'string' }],
       actions: [{ name: 'call', type: 'api-call', config: { url: `${target.url}/\${{ parameters.service }}` } }],
@@ -169,6 +169,23 @@ describe('molds', () => {
     const update = await call(writer, 'PUT', `/forge/molds/${mold.slug}`, { parameters: [] });
     expect(update.status).toBe(400);
     expect(update.body.error.details).toEqual([{ field: 'body.actions.0.config.url', message: 'refers to "service", which is not a parameter of this mold' }]);
+  });
+
+  test('a ${{ }} reference inside script text is a 400 on create and on update, pointing to $PARAM_<NAME>; the variable itself is fine', async () => {
+    const parameters = [{ name: 'service', type: 'string' }];
+    const detail = {
+      field: 'body.actions.0.config.script',
+      message: 'parameters reach scripts as $PARAM_<NAME> environment variables, not through ${{ }} references: write "$PARAM_SERVICE"',
+    };
+    const templated = [{ name: 'build', type: 'script', config: { script: 'make deploy SERVICE=${{ parameters.service }}' } }];
+    const res = await call(writer, 'POST', '/forge/molds', { slug: slug('bad'), name: 'bad', parameters, actions: templated });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([detail]);
+    const mold = await createMold({ parameters, actions: [{ name: 'build', type: 'script', config: { script: 'make deploy SERVICE="$PARAM_SERVICE"' } }] });
+    const update = await call(writer, 'PUT', `/forge/molds/${mold.slug}`, { actions: templated });
+    expect(update.status).toBe(400);
+    expect(update.body.error.details).toEqual([detail]);
+    expect((await call(writer, 'GET', `/forge/molds/${mold.slug}`)).body.version).toBe(1);
   });
 
   test('list filters published=true/false and visibility=all; an unpublish hides the mold from readers again', async () => {
@@ -216,7 +233,7 @@ describe('molds', () => {
 });
 
 describe('runs', () => {
-  test('a three-action mold runs to completed, with templated parameters, per-step statuses, logs and a Temporal UI link; scripts get PARAM_ values but not the worker\'s environment', async () => {
+  test('a three-action mold runs to completed, with templated parameters, per-step statuses, logs and a Temporal UI link; scripts get PARAM_ variables but not the worker\'s environment', async () => {
     target.status = 200;
     const mold = await createMold({
       parameters: [
@@ -225,7 +242,7 @@ describe('runs', () => {
       ],
       actions: [
         { name: 'announce', type: 'api-call', config: { method: 'POST', url: `${target.url}/hooks/\${{ parameters.service }}`, body: { replicas: '${{ parameters.replicas }}' } } },
-        { name: 'build', type: 'script', config: { script: 'echo "building ${{ parameters.service }} x$PARAM_REPLICAS for $PARAM_SERVICE"; echo "secret=${SHIPYARD_FAKE_SECRET:-none}"' } },
+        { name: 'build', type: 'script', config: { script: 'echo "building $PARAM_SERVICE x$PARAM_REPLICAS"; echo "secret=${SHIPYARD_FAKE_SECRET:-none}"' } },
         { name: 'check', type: 'api-call', config: { url: `${target.url}/health` } },
       ],
     });
@@ -245,7 +262,7 @@ describe('runs', () => {
       expect.arrayContaining([{ method: 'POST', path: '/hooks/payments', body: JSON.stringify({ replicas: 2 }) }]),
     );
     const messages = await logMessages(started.id);
-    expect(messages).toContain('building payments x2 for payments');
+    expect(messages).toContain('building payments x2');
     // The worker's process has SHIPYARD_FAKE_SECRET set; the script's environment does not.
     expect(process.env.SHIPYARD_FAKE_SECRET).toBe(FAKE_SECRET);
     expect(messages).toContain('secret=none');

@@ -81,13 +81,43 @@ describe('moldProblems', () => {
       parameters: [{ name: 'service', type: 'string' }] as MoldParameter[],
       actions: [
         call({ url: 'https://host/${{ parameters.service }}', body: { tags: ['${{ parameters.tag }}'] } }),
-        { name: 'build', type: 'script', config: { script: 'echo ${{ parameters.servce }}' }, requires_approval: false },
+        { name: 'notify', type: 'vcs-host-a-action', config: { path: '/repos/${{ parameters.servce }}' }, requires_approval: false },
       ],
     });
     expect(problems).toEqual([
       { field: 'body.actions.0.config.body.tags.0', message: 'refers to "tag", which is not a parameter of this mold' },
-      { field: 'body.actions.1.config.script', message: 'refers to "servce", which is not a parameter of this mold' },
+      { field: 'body.actions.1.config.path', message: 'refers to "servce", which is not a parameter of this mold' },
     ]);
+  });
+
+  const script = (text: string): MoldAction => ({ name: 'build', type: 'script', config: { script: text }, requires_approval: false });
+
+  test('a script text takes no references, even to defined parameters: the message names the variables to use instead', () => {
+    const parameters = [
+      { name: 'service', type: 'string' },
+      { name: 'release-tag', type: 'string' },
+    ] as MoldParameter[];
+    const problems = moldProblems({ parameters, actions: [script('deploy ${{ parameters.service }} ${{parameters.release-tag}}; echo ${{ parameters.service }}')] });
+    expect(problems).toEqual([
+      {
+        field: 'body.actions.0.config.script',
+        message: 'parameters reach scripts as $PARAM_<NAME> environment variables, not through ${{ }} references: write "$PARAM_SERVICE", "$PARAM_RELEASE_TAG"',
+      },
+    ]);
+    expect(moldProblems({ parameters, actions: [script('deploy "$PARAM_SERVICE" "$PARAM_RELEASE_TAG"')] })).toEqual([]);
+  });
+
+  test('parameters whose names reach a script as one variable clash, in molds with a script', () => {
+    const parameters = [
+      { name: 'release-tag', type: 'string' },
+      { name: 'release_tag', type: 'string' },
+      { name: 'Release.Tag', type: 'string' },
+      { name: 'service', type: 'string' },
+    ] as MoldParameter[];
+    expect(moldProblems({ parameters, actions: [script('true')] })).toEqual([
+      { field: 'body.parameters', message: 'parameters "release-tag", "release_tag", "Release.Tag" would all reach scripts as $PARAM_RELEASE_TAG' },
+    ]);
+    expect(moldProblems({ parameters, actions: [call({ url: 'https://host/hook' })] })).toEqual([]);
   });
 });
 
