@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import type { Config } from '../../api/config';
 import { activeIntegrationOfType } from '../../api/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
 import { withTenant } from '../../db/tenancy';
@@ -15,7 +16,7 @@ interface RunRef {
 
 const HEARTBEAT_MS = 1_000;
 
-export function createForgeActivities({ db }: { db: Knex }) {
+export function createForgeActivities({ db, config: appConfig }: { db: Knex; config: Config }) {
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
 
   return {
@@ -65,6 +66,7 @@ export function createForgeActivities({ db }: { db: Knex }) {
           case 'script': {
             const maxOutputBytes = Number(config.max_output_bytes ?? 65_536);
             const result = await runScript(
+              appConfig.sandbox,
               { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds ?? 60), maxOutputBytes },
               parameters,
               context.cancellationSignal,

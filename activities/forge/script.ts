@@ -1,10 +1,7 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { ApplicationFailure, log as activityLog } from '@temporalio/activity';
 import { StringDecoder } from 'node:string_decoder';
-import { renderTemplate } from '../../api/forge/template';
+import { scriptVariable } from '../../api/forge/template';
+import { processSandbox, SandboxUnavailableError, type SandboxSettings } from '../../core/sandbox/sandbox';
 
 export interface ScriptResult {
   exit_code: number;
@@ -60,56 +57,47 @@ function outputLines(maxBytes: number, write: (lines: string[]) => Promise<void>
   };
 }
 
+/** Longest `NAME=value` Linux passes to a program (MAX_ARG_STRLEN): a longer one fails the exec. */
+const MAX_VARIABLE_BYTES = 128 * 1024 - 1;
+
+/** The parameters as the script's environment: PARAM_<NAME>, lists and objects as JSON. */
+function scriptVariables(parameters: Record<string, unknown>): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters)) {
+    const variable = scriptVariable(name);
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    if (Buffer.byteLength(`${variable}=${text}`) > MAX_VARIABLE_BYTES) {
+      throw ApplicationFailure.nonRetryable(`parameter "${name}" is too large to reach a script as $${variable} (128 KiB at most)`, 'ScriptFailed');
+    }
+    variables[variable] = text;
+  }
+  return variables;
+}
+
 /**
- * Runs a script with /bin/sh in a scratch folder, with a time limit and an output cap; its
- * output lines go to `log` as they come. The child sees only a minimal environment: none of
- * the worker's secrets (database URLs, tokens). Parameters are passed as PARAM_<NAME> variables
- * as well as through templating. coreutils `timeout` enforces the limit, so a script orphaned
- * by a worker that died still dies on time.
+ * Runs a script in the sandbox (core/sandbox) with a time limit and an output cap; its output
+ * lines go to `log` as they come. Parameters reach it only as PARAM_<NAME> variables, never
+ * pasted into its text, so a value stays data.
  */
 export async function runScript(
+  settings: SandboxSettings,
   spec: { script: string; timeoutSeconds: number; maxOutputBytes: number },
   parameters: Record<string, unknown>,
   signal: AbortSignal,
   log: (lines: string[]) => Promise<void>,
 ): Promise<ScriptResult> {
-  const workdir = await mkdtemp(path.join(tmpdir(), 'forge-script-'));
-  const env: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: workdir, LANG: 'C.UTF-8' };
-  for (const [name, value] of Object.entries(parameters)) {
-    env[`PARAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = typeof value === 'string' ? value : JSON.stringify(value);
-  }
-  try {
-    const output = outputLines(spec.maxOutputBytes, log);
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      const child = spawn('timeout', ['-s', 'KILL', `${spec.timeoutSeconds}s`, '/bin/sh', '-c', String(renderTemplate(spec.script, parameters))], {
-        cwd: workdir,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true, // own process group, so a kill reaches its children too
-      });
-      child.stdout.on('data', output.take);
-      child.stderr.on('data', output.take);
-      const kill = () => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      };
-      signal.addEventListener('abort', kill, { once: true });
-      child.on('error', reject);
-      child.on('close', (code, killedBy) => {
-        signal.removeEventListener('abort', kill);
-        resolve({ code, signal: killedBy });
-      });
+  const output = outputLines(spec.maxOutputBytes, log);
+  const sandbox = processSandbox(settings, { warn: (message) => activityLog.warn(message) });
+  const result = await sandbox
+    .run({ script: spec.script, variables: scriptVariables(parameters), timeoutSeconds: spec.timeoutSeconds, onOutput: output.take, signal })
+    .catch((err: Error) => {
+      throw err instanceof SandboxUnavailableError
+        ? ApplicationFailure.nonRetryable(err.message, 'SandboxUnavailable')
+        : ApplicationFailure.nonRetryable(`script could not start: ${err.message}`, 'ScriptFailed');
     });
-    const { truncated } = await output.end();
-    if (signal.aborted) throw signal.reason ?? new Error('cancelled');
-    // `timeout -s KILL` kills its whole process group, itself included.
-    if (exit.signal === 'SIGKILL') throw ApplicationFailure.nonRetryable(`script exceeded its ${spec.timeoutSeconds}s limit`, 'Timeout');
-    if (exit.code !== 0) throw ApplicationFailure.nonRetryable(`script ${exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`}`, 'ScriptFailed');
-    return { exit_code: 0, truncated };
-  } finally {
-    await rm(workdir, { recursive: true, force: true });
-  }
+  const { truncated } = await output.end();
+  if (signal.aborted) throw signal.reason ?? new Error('cancelled');
+  // The script's own failure (or a limit it hit) is final: only a lost worker is retried.
+  if (result.problem) throw ApplicationFailure.nonRetryable(result.problem, 'ScriptFailed');
+  return { exit_code: 0, truncated };
 }
