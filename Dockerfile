@@ -29,6 +29,9 @@ RUN npm install --omit=dev --no-audit --no-fund --loglevel=error && npm cache cl
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
+# Forge scripts run only inside bubblewrap; the forge worker's container must also allow user
+# namespaces (README: Security → Script sandbox). timeout and prlimit are in the base image.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
 # Files stay root-owned (read-only to the app); the process runs as the image's `node` user.
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules

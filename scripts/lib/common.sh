@@ -34,6 +34,12 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null || die "apt-get install $* failed"
 }
 
+# Forge scripts run only inside bubblewrap (core/sandbox; README: Security → Script sandbox):
+# without it every script step fails. The worker looks for it on /usr/local/bin:/usr/bin:/bin.
+ensure_bubblewrap() {
+  command -v bwrap >/dev/null || apt_install bubblewrap
+}
+
 ensure_service_user() {
   is_root || return 0
   id "$SERVICE_USER" >/dev/null 2>&1 ||
