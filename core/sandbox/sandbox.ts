@@ -91,7 +91,7 @@ export function createSandbox(settings: SandboxSettings, options: { bwrap?: stri
   async function probe(): Promise<void> {
     if (!uids) {
       options.warn?.(
-        'the forge worker does not run as root: scripts run sandboxed under its own uid, without a process limit ' +
+        'this worker does not run as root: its sandboxed scripts run under its own uid, without a process limit ' +
           '(SHIPYARD_SCRIPT_MAX_PROCESSES is not applied); run it as root to give every script a uid of its own',
       );
     }
