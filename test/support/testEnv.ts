@@ -1,6 +1,13 @@
 import path from 'node:path';
 
 /**
+ * Where the fakes of third parties listen: a loopback address (all of 127/8 is loopback on
+ * Linux) that the suite's egress allow-list names, while 127.0.0.1, where our own services
+ * listen, stays refused as in production.
+ */
+export const FAKES_HOST = '127.0.0.77';
+
+/**
  * Tests use their own database, Temporal namespace and index prefix, so a running
  * `npm start` stack and the suite never see each other's data or workflows.
  */
@@ -9,6 +16,7 @@ export const TEST_ENV = {
   TEMPORAL_NAMESPACE: 'shipyard-test',
   ES_INDEX_PREFIX: 'shipyard_test',
   LOG_LEVEL: 'silent',
+  SHIPYARD_EGRESS_ALLOW: FAKES_HOST,
 } as const;
 
 export const WORKFLOW_BUNDLE_PATH = path.join(
