@@ -1,44 +1,65 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { isHttpUrl, renderTemplate } from '../../api/forge/template';
+import { renderTemplate } from '../../api/forge/template';
+import { EgressError, type EgressClient, type EgressFailure, type EgressResponse } from '../../core/egress/egressClient';
 
-export interface HttpActionResult {
-  status: number;
-  body: string;
-}
+/** The step output: the status, up to 4 KiB of the body, and whether the body went on. */
+export type HttpActionResult = EgressResponse;
 
+/** What the step output keeps of an answer; the rest is not read. */
 const BODY_LOG_LIMIT = 4096;
 
+// Timeouts and network errors may pass, so the activity retry policy tries again; the rest
+// will not change on a second try.
+const RETRYABLE: Record<EgressFailure, boolean> = {
+  refused: false,
+  'invalid-url': false,
+  'too-many-redirects': false,
+  timeout: true,
+  network: true,
+};
+
+const FAILURE_TYPE: Record<EgressFailure, string> = {
+  refused: 'EgressRefused',
+  'invalid-url': 'InvalidUrl',
+  'too-many-redirects': 'TooManyRedirects',
+  timeout: 'Timeout',
+  network: 'NetworkError',
+};
+
 /**
- * One HTTP request as an action describes it (templated with the run's parameters). 5xx and
- * network errors throw a retryable failure, so the activity retry policy tries again; a 4xx or
- * an invalid URL is the caller's mistake and fails the step at once.
+ * One HTTP request as an action describes it (templated with the run's parameters), through the
+ * egress guard. 5xx, timeouts and network errors throw a retryable failure, so the activity
+ * retry policy tries again; a 4xx, an invalid URL or a refused destination is the caller's
+ * mistake and fails the step at once.
  */
 export async function httpAction(
+  egress: EgressClient,
   request: { method: string; url: string; headers?: Record<string, string>; body?: unknown; timeoutSeconds: number },
   parameters: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<HttpActionResult> {
   const url = String(renderTemplate(request.url, parameters));
-  if (!isHttpUrl(url)) throw ApplicationFailure.nonRetryable(`"${url}" is not an absolute http(s) URL`, 'InvalidUrl');
   const headers = renderTemplate(request.headers ?? {}, parameters) as Record<string, string>;
   const body = request.body === undefined ? undefined : renderTemplate(request.body, parameters);
-  const timeout = AbortSignal.timeout(request.timeoutSeconds * 1000);
-  let res: Response;
+  let res: EgressResponse;
   try {
-    res = await fetch(url, {
+    res = await egress.request({
       method: request.method,
+      url,
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.any([signal, timeout]),
+      timeoutMs: request.timeoutSeconds * 1000,
+      maxBodyBytes: BODY_LOG_LIMIT,
+      signal,
     });
   } catch (err) {
-    if (signal.aborted) throw err;
-    throw ApplicationFailure.retryable(`${request.method} ${url} failed: ${(err as Error).message}`, 'NetworkError');
+    // Anything else is the cancellation, which must reach Temporal as it is.
+    if (!(err instanceof EgressError)) throw err;
+    throw ApplicationFailure.create({ message: err.message, type: FAILURE_TYPE[err.failure], nonRetryable: !RETRYABLE[err.failure] });
   }
-  const text = (await res.text()).slice(0, BODY_LOG_LIMIT);
   if (res.status >= 500) throw ApplicationFailure.retryable(`${request.method} ${url} answered ${res.status}`, 'ServerError');
   if (res.status >= 400) {
-    throw ApplicationFailure.nonRetryable(`${request.method} ${url} answered ${res.status}: ${text.slice(0, 500)}`, 'ClientError');
+    throw ApplicationFailure.nonRetryable(`${request.method} ${url} answered ${res.status}: ${res.body.slice(0, 500)}`, 'ClientError');
   }
-  return { status: res.status, body: text };
+  return res;
 }

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import type { Config } from '../../api/config';
 import { activeIntegrationOfType } from '../../api/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
+import { createEgressClient } from '../../core/egress/egressClient';
+import { parseEgressAllow } from '../../core/egress/egressRules';
 import { withTenant } from '../../db/tenancy';
 import type { MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
 import { httpAction } from './apiCall';
@@ -18,6 +20,8 @@ const HEARTBEAT_MS = 1_000;
 
 export function createForgeActivities({ db, config: appConfig }: { db: Knex; config: Config }) {
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
+  // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
+  const egress = createEgressClient(parseEgressAllow(appConfig.egressAllow));
 
   return {
     async markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<Exclude<MarkRunResult, 'not-visible'>> {
@@ -50,6 +54,7 @@ export function createForgeActivities({ db, config: appConfig }: { db: Knex; con
         switch (step.type) {
           case 'api-call': {
             const result = await httpAction(
+              egress,
               {
                 method: String(config.method ?? 'GET'),
                 url: String(config.url),
@@ -60,7 +65,7 @@ export function createForgeActivities({ db, config: appConfig }: { db: Knex; con
               parameters,
               context.cancellationSignal,
             );
-            await log(`${step.name}: HTTP ${result.status}`);
+            await log(`${step.name}: HTTP ${result.status}${result.truncated ? ' (body truncated)' : ''}`);
             return result;
           }
           case 'script': {
@@ -78,7 +83,7 @@ export function createForgeActivities({ db, config: appConfig }: { db: Knex; con
           case 'vcs-host-a-action': {
             // The integration is read in its own short transaction, not held open over the call.
             const findIntegration = (id?: string) => inTenant(input, (trx) => activeIntegrationOfType(trx, 'vcs-host-a', id));
-            const result = await vcsHostAction(findIntegration, config as unknown as VcsHostActionConfig, parameters, context.cancellationSignal);
+            const result = await vcsHostAction(egress, findIntegration, config as unknown as VcsHostActionConfig, parameters, context.cancellationSignal);
             await log(`${step.name}: source host answered HTTP ${result.status}`);
             return result;
           }

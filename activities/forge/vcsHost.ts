@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { activeIntegrationOfType } from '../../api/integrations/store';
+import type { EgressClient } from '../../core/egress/egressClient';
 import { httpAction, type HttpActionResult } from './apiCall';
 import { renderTemplate } from '../../api/forge/template';
 
@@ -14,8 +15,11 @@ export interface VcsHostActionConfig {
 /**
  * A call to the source host's REST API with the tenant's vcs-host-a integration: its base URL
  * and token are read here, inside the activity, so the token never enters workflow history.
+ * The call goes through the egress guard like any other; a redirect to another origin does not
+ * carry the token.
  */
 export async function vcsHostAction(
+  egress: EgressClient,
   findIntegration: (id?: string) => ReturnType<typeof activeIntegrationOfType>,
   config: VcsHostActionConfig,
   parameters: Record<string, unknown>,
@@ -27,6 +31,7 @@ export async function vcsHostAction(
   // Values are encoded into the path: a parameter can fill a segment but not add or climb any.
   const path = String(renderTemplate(config.path, parameters, encodeURIComponent));
   return httpAction(
+    egress,
     {
       method: config.method ?? 'POST',
       url: `${base_url.replace(/\/+$/, '')}${path}`,

@@ -7,6 +7,8 @@ import pino from 'pino';
 import { httpAction } from '../../activities/forge/apiCall';
 import { buildApp } from '../../api/app';
 import { loadConfig } from '../../api/config';
+import { createEgressClient } from '../../core/egress/egressClient';
+import { parseEgressAllow } from '../../core/egress/egressRules';
 import { closeDeps, createDeps } from '../../api/deps';
 import { apiRoutes } from '../../api/routes';
 import { createPool } from '../../db/pool';
@@ -25,13 +27,16 @@ const ACTIONS = 3;
 const POLL_MS = 10;
 const RUN_DEADLINE_MS = 30_000;
 const FLOOR_QUEUE = 'bench-floor';
+// The no-op target is a local fake like the tests': on a loopback address the egress guard is
+// told to allow, as an operator would allow an internal service (127.0.0.1 stays refused).
+const TARGET_HOST = '127.0.0.77';
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return `http://${host}:${(server.address() as AddressInfo).port}`;
 }
 
 function close(server: Server): Promise<void> {
@@ -43,7 +48,8 @@ function close(server: Server): Promise<void> {
 async function main(): Promise<void> {
   // SDK and bundler logs would break up the table; failures surface as thrown errors.
   installTemporalLogging(pino({ level: 'silent' }));
-  const config = loadConfig();
+  const loaded = loadConfig();
+  const config = { ...loaded, egressAllow: [...loaded.egressAllow, TARGET_HOST] };
   const deps = await createDeps(config, pino({ level: 'silent' }));
   // The worker gets its own pool, as in workers/main.ts, so it does not wait on the API's.
   const workerDb = createPool(config.database.appUrl, config.database.poolMax);
@@ -51,13 +57,14 @@ async function main(): Promise<void> {
   const forgeRunning = forgeWorkers.run();
 
   const floorConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const egress = createEgressClient(parseEgressAllow(config.egressAllow));
   const floorWorker = await Worker.create({
     connection: floorConnection,
     namespace: config.temporal.namespace,
     taskQueue: FLOOR_QUEUE,
     workflowsPath: require.resolve('./floorWorkflow'),
     activities: {
-      httpGet: (url: string) => httpAction({ method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
+      httpGet: (url: string) => httpAction(egress, { method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
     } satisfies FloorActivities,
   });
   const floorRunning = floorWorker.run();
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
   });
   const api = createServer(buildApp(deps, apiRoutes).callback());
   try {
-    const targetUrl = await listen(target);
+    const targetUrl = await listen(target, TARGET_HOST);
     const base = `${await listen(api)}/api/v1`;
     const { token } = await issueDevToken(config, { tenant: 'bench-forge', email: 'bench@bench.test', roles: ['admin'] });
     const call = async (method: string, path: string, body?: unknown) => {

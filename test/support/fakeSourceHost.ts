@@ -1,11 +1,14 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FAKES_HOST } from './testEnv';
 
 /**
  * A small stand-in for the vcs-host-a REST API, served over a real socket: bearer-token auth,
  * repositories, issue creation and repository dispatch events, with the host's status codes
  * (401 bad credentials, 404 unknown repository, 422 invalid issue, 201/204 on success).
- * `outages` makes the next requests answer 502, as the host does under load.
+ * `outages` makes the next requests answer 502, as the host does under load. A repository in
+ * `moved` (renamed or transferred) answers with a redirect to where it went, as the host does:
+ * 301 for GET and HEAD, 307 otherwise; the value replaces `/repos/owner/name` in the URL.
  */
 export interface FakeSourceHost {
   url: string;
@@ -15,6 +18,7 @@ export interface FakeSourceHost {
   issues: { repository: string; number: number; title: string; body?: string; labels?: string[] }[];
   dispatches: { repository: string; event_type: string; client_payload?: unknown }[];
   outages: number;
+  moved: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -24,7 +28,7 @@ const send = (res: ServerResponse, status: number, body?: unknown) => {
 };
 
 export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Promise<FakeSourceHost> {
-  const host = { token, repositories: new Set<string>(), requests: [], issues: [], dispatches: [], outages: 0 } as unknown as FakeSourceHost;
+  const host = { token, repositories: new Set<string>(), requests: [], issues: [], dispatches: [], outages: 0, moved: new Map() } as unknown as FakeSourceHost;
   const server: Server = createServer(async (req, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
@@ -44,6 +48,11 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
 
     const match = /^\/repos\/([^/]+)\/([^/]+)(\/issues|\/dispatches)?$/.exec(path);
     const repository = match && `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}`;
+    const movedTo = repository && host.moved.get(repository);
+    if (match && movedTo) {
+      res.writeHead(req.method === 'GET' || req.method === 'HEAD' ? 301 : 307, { location: `${movedTo}${match[3] ?? ''}` });
+      return res.end();
+    }
     if (!match || !repository || !host.repositories.has(repository)) return send(res, 404, { message: 'Not Found' });
     const route = `${req.method} ${match[3] ?? ''}`;
     switch (route) {
@@ -63,8 +72,8 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
         return send(res, 404, { message: 'Not Found' });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  host.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, FAKES_HOST, resolve));
+  host.url = `http://${FAKES_HOST}:${(server.address() as AddressInfo).port}`;
   host.close = () =>
     new Promise((resolve) => {
       server.closeAllConnections();
