@@ -35,7 +35,7 @@ beforeAll(async () => {
       { name: 'base', type: 'string', required: true },
       { name: 'path', type: 'string', default: '' },
     ],
-    actions: [{ name: 'call', type: 'api-call', config: { url: '${{ parameters.base }}${{ parameters.path }}', timeout_seconds: 10 } }],
+    actions: [{ name: 'call', type: 'api-call', config: { url: '${{ parameters.base }}${{ parameters.path }}', timeout_seconds: 30 } }],
   });
   callMold = mold.slug;
 }, 60_000);
@@ -144,6 +144,16 @@ test('a target that never answers fails the step with a timeout naming the URL a
   const done = await forge.finished((await forge.startRun(mold.slug)).id);
   expect(done.status).toBe('failed');
   expect(done.steps[0].error).toBe(`GET ${silent.url}/silent timed out after 1 s`);
+  await until('the target to see the hang-up', 10, async () => (silent.hangUps === 1 ? true : undefined));
+}, 60_000);
+
+test('cancelling the run aborts its request in flight: the run ends cancelled and the target sees the hang-up', async () => {
+  const silent = await target();
+  silent.delayMs = 600_000;
+  const run = await forge.startRun(callMold, { base: silent.url, path: '/held' });
+  await until('the request to arrive', 30, async () => (silent.requests.length === 1 ? true : undefined));
+  expect((await forge.call('POST', `/forge/runs/${run.id}/cancel`, { comment: 'stop' })).status).toBe(200);
+  expect((await forge.finished(run.id)).status).toBe('cancelled');
   await until('the target to see the hang-up', 10, async () => (silent.hangUps === 1 ? true : undefined));
 }, 60_000);
 
