@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { API_KEY_LOOKUP_LENGTH } from '../../api/auth/tokens';
-import { bearer, callApi, sessionToken, startApi, type TestApi } from '../support/harness';
+import { bearer, callApi, jsonOf, sessionToken, startApi, type TestApi } from '../support/harness';
 
 // What stops an API key from doing more than its creator, and a guessed or leaked prefix from
 // buying CPU: through the real HTTP surface.
@@ -61,7 +61,7 @@ describe('failed validations are rate-limited per key prefix and client', () => 
     const limited = await guess();
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await limited.json()).error.code).toBe('RATE_LIMITED');
+    expect((await jsonOf(limited)).error.code).toBe('RATE_LIMITED');
 
     // The limit is the prefix's: a different prefix is still judged (401), not refused.
     const other = guessWithPrefix(`shp_svc_${randomUUID().slice(0, 4)}`);

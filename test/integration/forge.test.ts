@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { apiRoutes } from '../../api/routes';
 import { appendLogs, insertDecision, insertRun, listLogs, markRun } from '../../api/forge/runStore';
@@ -9,7 +8,7 @@ import { TASK_QUEUES } from '../../workflows/taskQueues';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
 import { closedPortUrl, startTarget, type Target } from '../support/httpTarget';
 import { bearer, sessionToken, startApi, startWorkers, type TestApi, type TestWorkers, callApi } from '../support/harness';
-import { until } from '../support/processes';
+import { processesCarrying, until } from '../support/processes';
 
 // Molds and runs through HTTP, runs executed by a real forge worker on the real Temporal server.
 
@@ -70,20 +69,6 @@ async function startRun(moldSlug: string, parameters: Record<string, unknown> = 
   const res = await call(writer, 'POST', '/forge/runs', { mold_slug: moldSlug, parameters });
   expect(res.status).toBe(201);
   return res.body;
-}
-
-/** Host pids of the processes whose environment holds `variable` (NAME=value). */
-function processesCarrying(variable: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(variable);
-      } catch {
-        return false; // gone meanwhile, or not ours to read
-      }
-    })
-    .map(Number);
 }
 
 const logMessages = async (runId: string): Promise<string[]> =>

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // Real entry points as separate processes, as `npm start` and the containers run them.
@@ -42,12 +43,19 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   return code as number | null;
 }
 
-/** Whether no process `pid` exists any more (signal 0 fails with ESRCH). */
-export function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+/**
+ * Host pids of the processes whose environment holds `variable` (NAME=value): how a test finds
+ * a sandboxed script's processes, whose own `$$` is a pid inside the sandbox.
+ */
+export function processesCarrying(variable: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(variable);
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
 }
