@@ -1,4 +1,5 @@
-import { isHttpUrl, parameterReferences, scriptVariable, startsWithReference } from './template';
+import { parseHttpUrl } from '../../core/egress/egressRules';
+import { parameterReferences, scriptVariable, startsWithReference } from './template';
 import type { ErrorDetail } from '../http/errors';
 import type { MoldAction, MoldParameter } from './schemas';
 
@@ -33,7 +34,7 @@ function valueProblem(p: MoldParameter, value: unknown): string | null {
 
 /** An api-call's URL is absolute http(s), or begins with a parameter that supplies it. */
 function urlProblem(url: string): string | null {
-  return startsWithReference(url) || isHttpUrl(url) ? null : 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
+  return startsWithReference(url) || parseHttpUrl(url) ? null : 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
 }
 
 /**

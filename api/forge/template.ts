@@ -1,4 +1,4 @@
-// `${{ parameters.name }}` templating of action configs, what a templated URL may be, and the
+// `${{ parameters.name }}` templating of action configs, where a URL may begin with a reference, and the
 // variable a parameter reaches a script as (scripts take no templating). Pure: the mold checks
 // (moldRules) and the forge activities share it.
 
@@ -44,10 +44,6 @@ export function parameterReferences(value: unknown, at = ''): { path: string; na
 /** Does `text` begin with a parameter reference (e.g. a URL that is entirely a parameter)? */
 export const startsWithReference = (text: string) => LEADING.test(text);
 
-export function isHttpUrl(text: string): boolean {
-  const protocol = URL.canParse(text) ? new URL(text).protocol : undefined;
-  return protocol === 'http:' || protocol === 'https:';
-}
 
 /** The environment variable a parameter reaches a script as: `release-tag` → `PARAM_RELEASE_TAG`. */
 export const scriptVariable = (name: string) => `PARAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;

@@ -4,7 +4,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { egressRefusal, type EgressAllowList } from './egressRules';
+import { egressRefusal, parseHttpUrl, type EgressAllowList } from './egressRules';
 
 // The one HTTP client for requests made on a tenant's behalf (forge actions today; webhooks,
 // integration sync and the crawler next). It resolves each host once, refuses it unless every
@@ -70,10 +70,8 @@ const without = (headers: Record<string, string>, names: string[]) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
 
 function httpUrl(text: string, base?: URL): URL {
-  const url = URL.canParse(text, base?.href) ? new URL(text, base) : undefined;
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    throw new EgressError('invalid-url', `"${text}" is not an absolute http(s) URL`);
-  }
+  const url = parseHttpUrl(text, base);
+  if (!url) throw new EgressError('invalid-url', `"${text}" is not an absolute http(s) URL`);
   return url;
 }
 

@@ -4,6 +4,12 @@ import { BlockList, isIP } from 'node:net';
 // addresses, plus what SHIPYARD_EGRESS_ALLOW names. This file is its pure half: parsing the
 // allow-list and classifying addresses. ./egressClient.ts resolves, checks and connects.
 
+/** `text` as an absolute http(s) URL (resolved against `base` when given), or undefined. */
+export function parseHttpUrl(text: string, base?: URL): URL | undefined {
+  const url = URL.canParse(text, base?.href) ? new URL(text, base) : undefined;
+  return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
+}
+
 /** Why an address is not public. */
 export type AddressClass = 'loopback' | 'private' | 'link-local' | 'metadata' | 'multicast' | 'unspecified' | 'broadcast' | 'reserved';
 

@@ -293,7 +293,7 @@ describe('runs', () => {
     const mold = await createMold({ actions: [{ name: 'ping', type: 'api-call', config: { url: `${await closedPortUrl()}/ping`, max_attempts: 2 } }] });
     const done = await waitForStatus((await startRun(mold.slug)).id, ['completed', 'failed']);
     expect(done.status).toBe('failed');
-    expect(done.steps[0].error).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/ping failed/);
+    expect(done.steps[0].error).toMatch(/GET http:\/\/127\.0\.0\.77:\d+\/ping failed: connect ECONNREFUSED/);
     const messages = await logMessages(done.id);
     expect(messages.filter((m) => m.startsWith('ping: starting api-call'))).toEqual(['ping: starting api-call (attempt 1)', 'ping: starting api-call (attempt 2)']);
   }, 60_000);

@@ -6,7 +6,7 @@ import path from 'node:path';
 // the shipped code loads but that sits in devDependencies would work in every test and fail
 // in the image: this catches it from the source.
 const ROOT = path.join(__dirname, '..', '..');
-const SHIPPED = ['api', 'workflows', 'activities', 'workers', 'db', 'search', 'scripts/cli'];
+const SHIPPED = ['api', 'core', 'workflows', 'activities', 'workers', 'db', 'search', 'scripts/cli'];
 
 function sourceFiles(dir: string): string[] {
   let entries;
