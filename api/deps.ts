@@ -2,6 +2,8 @@ import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as TemporalClient, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
+import { createKeyring, type Keyring } from '../core/crypto/keyring';
+import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
 import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
 import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
@@ -19,7 +21,12 @@ export interface AppDeps {
   /** The system role (BYPASSRLS, read-only): token lookups before the tenant is known, backfill. */
   system: Knex;
   elastic: ElasticClient;
+  /** Its data converter encrypts every payload (core/crypto/payloadCodec.ts). */
   temporal: TemporalClient;
+  /** Seals and opens integration secrets; the payload codec's keys. */
+  keyring: Keyring;
+  /** The same codec the Temporal client uses, for the operators' codec endpoint. */
+  payloadCodec: EncryptionCodec;
   authenticator: Authenticator;
   /** Postgres notifications that keep this process's caches in step with the others. */
   changes: ChangeListener;
@@ -42,6 +49,9 @@ export function createLogger(config: Config, name: string): Logger {
  * starts (and /system reports the outage) even when a service is down.
  */
 export async function createDeps(config: Config, logger: Logger): Promise<AppDeps> {
+  // First: a missing or malformed key stops the start before any connection opens.
+  const keyring = createKeyring(config);
+  const payloadCodec = new EncryptionCodec(keyring);
   const connection = Connection.lazy({
     address: config.temporal.address,
     // A request should fail fast when Temporal is down: 4 attempts settle in about a second,
@@ -62,7 +72,9 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     db,
     system,
     elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
-    temporal: new TemporalClient({ connection, namespace: config.temporal.namespace }),
+    temporal: new TemporalClient({ connection, namespace: config.temporal.namespace, dataConverter: encryptedDataConverter(payloadCodec) }),
+    keyring,
+    payloadCodec,
     authenticator: new Authenticator({ db, system, verifySession, apiKeyCache, logger, platformTenant: config.platformTenant }),
     changes,
     apiKeyCache,

@@ -2,6 +2,8 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, t
 import type { Logger } from 'pino';
 import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../api/config';
+import { createKeyring } from '../core/crypto/keyring';
+import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
 import { TASK_QUEUES, type WorkerPool } from '../workflows/taskQueues';
 
 export interface PoolWorkers {
@@ -37,11 +39,15 @@ export async function createPoolWorkers(
   deps: ActivityDeps,
   workflowBundle?: { code: string },
 ): Promise<PoolWorkers> {
+  // Before connecting: a missing or malformed key stops the start.
+  const dataConverter = encryptedDataConverter(new EncryptionCodec(createKeyring(config)));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle =
     workflowBundle ??
     (await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows'),
+      // Failures raised inside workflow code are encoded there, by the bundled converter.
+      failureConverterPath: dataConverter.failureConverterPath,
       // webpack's build report is noise at every start; keep only what needs attention.
       logger: new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta)),
     }));
@@ -52,6 +58,7 @@ export async function createPoolWorkers(
         namespace: config.temporal.namespace,
         taskQueue: TASK_QUEUES[pool],
         workflowBundle: bundle,
+        dataConverter,
         activities: activitiesFor(pool, deps),
       }),
     ),
