@@ -9,6 +9,7 @@ import type { RouteDefinition } from './http/route';
 import { buildApiRouter } from './http/router';
 import { referenceAssets, withApiReference } from './openapi/routes';
 import { apiRoutes } from './routes';
+import { temporalCodecCors } from './temporalCodec/cors';
 
 /**
  * Builds the Koa app: middleware, then every route of `routes` (plus the OpenAPI document and
@@ -24,6 +25,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   });
 
   app.use(requestContext(deps.logger));
+  app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(errorHandler());
   // What no route answered becomes an error envelope: 405 (allowedMethods set the status and
   // the Allow header) or 404.

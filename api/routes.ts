@@ -9,9 +9,10 @@ import { roleRoutes } from './roles/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
 import { teamRoutes } from './teams/routes';
+import { temporalCodecRoutes } from './temporalCodec/routes';
 import { userRoutes } from './users/routes';
 
 /** Every domain's /api/v1 endpoints. A domain adds its routes.ts export here. */
 export const apiRoutes: RouteDefinition[] = [...systemRoutes, ...sessionRoutes, ...apiKeyRoutes, ...auditRoutes,
   ...roleRoutes, ...teamRoutes, ...userRoutes, ...groupRoutes, ...moldRoutes, ...runRoutes,
-  ...integrationRoutes];
+  ...integrationRoutes, ...temporalCodecRoutes];

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CallerPrincipal } from '../auth/authenticate';
 import type { Config } from '../config';
 import { actorOf, recordAudit, RefusedAction } from '../audit/store';
 import { ApiError, invalid, notFound } from '../http/errors';
@@ -12,7 +13,7 @@ import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
 import { streamRunLogs } from './logStream';
 import { findRun, insertDecision, insertRun, listLogs, listRuns, lockRunForDecision, runStats, runStatus } from './runStore';
-import { RUN_STATUSES } from './schemas';
+import { RUN_STATUSES, runSchema } from './schemas';
 
 const runIdParams = {
   type: 'object',
@@ -20,8 +21,11 @@ const runIdParams = {
   properties: { runId: { type: 'string', format: 'uuid' } },
 } as const;
 
-const temporalLink = (config: Config, workflowId: string) =>
-  `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+/** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
+const temporalLink = (config: Config, auth: CallerPrincipal, workflowId: string) =>
+  auth.operator
+    ? { temporal_ui_url: `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}` }
+    : {};
 
 const DECISION_SUMMARIES: Record<DecisionKind, string> = {
   approve: 'Approve the step a run waits on: it resumes',
@@ -48,7 +52,7 @@ export const runRoutes = [
       properties: { mold_slug: { type: 'string', minLength: 1 }, parameters: { type: 'object' } },
       additionalProperties: false,
     },
-    responses: { 201: { description: 'The run, created and started' } },
+    responses: { 201: { description: 'The run, created and started', schema: runSchema } },
     handler: async ({ db, auth, body, deps, ctx }) => {
       const mold = await findMold(db, body.mold_slug);
       if (!mold) throw notFound('Mold');
@@ -84,7 +88,7 @@ export const runRoutes = [
       });
       await recordAudit(db, auth, { eventType: 'forge.run.started', action: 'start', targetType: 'run', targetId: id, metadata: { mold: mold.slug } });
       ctx.set('Location', `/api/v1/forge/runs/${id}`);
-      return { ...run, temporal_ui_url: temporalLink(deps.config, workflowId) };
+      return { ...run, ...temporalLink(deps.config, auth, workflowId) };
     },
   }),
   defineRoute({
@@ -110,13 +114,13 @@ export const runRoutes = [
     path: '/forge/runs/{runId}',
     tag: 'Forge',
     access: 'forge:read',
-    summary: 'A run: status, per-step statuses, parameters, decisions and a Temporal UI link',
+    summary: 'A run: status, per-step statuses, parameters, decisions and, for platform operators, a Temporal UI link',
     params: runIdParams,
-    responses: { 200: { description: 'The run' } },
-    handler: async ({ db, params, deps }) => {
+    responses: { 200: { description: 'The run', schema: runSchema } },
+    handler: async ({ db, auth, params, deps }) => {
       const run = await findRun(db, params.runId);
       if (!run) throw notFound('Run');
-      return { ...run, temporal_ui_url: temporalLink(deps.config, run.workflow_id) };
+      return { ...run, ...temporalLink(deps.config, auth, run.workflow_id) };
     },
   }),
   defineRoute({

@@ -55,7 +55,8 @@ async function probePool(deps: AppDeps, pool: WorkerPool): Promise<PoolHealth> {
   return { ...strip(result), task_queue: taskQueue, worker_identity: result.value?.worker_identity };
 }
 
-export async function checkSystem(deps: AppDeps): Promise<SystemHealth> {
+/** `operator`: the caller may see the Temporal Web UI's address, which shows every tenant's runs. */
+export async function checkSystem(deps: AppDeps, operator: boolean): Promise<SystemHealth> {
   const [database, elasticsearch, temporal] = await Promise.all([
     timed(() => deps.db.raw('select 1'), SERVICE_TIMEOUT_MS),
     timed((signal) => deps.elastic.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
@@ -80,7 +81,7 @@ export async function checkSystem(deps: AppDeps): Promise<SystemHealth> {
     services: {
       database: strip(database),
       elasticsearch: strip(elasticsearch),
-      temporal: { ...strip(temporal), ui_url: deps.config.temporal.uiUrl },
+      temporal: { ...strip(temporal), ...(operator && { ui_url: deps.config.temporal.uiUrl }) },
     },
     worker_pools,
   };

@@ -38,8 +38,11 @@ export const systemHealthSchema = {
         elasticsearch: serviceHealthSchema,
         temporal: {
           type: 'object',
-          required: ['status', 'latency_ms', 'ui_url'],
-          properties: { ...serviceHealthProperties, ui_url: { type: 'string', description: 'Temporal Web UI' } },
+          required: ['status', 'latency_ms'],
+          properties: {
+            ...serviceHealthProperties,
+            ui_url: { type: 'string', description: "Temporal Web UI: for platform operators only (it shows every tenant's runs)" },
+          },
           additionalProperties: false,
         },
       },

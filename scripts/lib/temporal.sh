@@ -31,8 +31,11 @@ temporal_start() {
   mkdir -p "$SHIPYARD_DATA/temporal"
   local ns_args=() ns
   for ns in "${TEMPORAL_NAMESPACES[@]}"; do ns_args+=(--namespace "$ns"); done
+  # Payloads are encrypted (core/crypto): the Web UI asks the API's codec endpoint, which
+  # answers platform operators only, to show them (see the README's Security section).
   spawn_detached "$TEMPORAL_PID" "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 \
     --port "$SHIPYARD_TEMPORAL_PORT" --ui-port "$SHIPYARD_TEMPORAL_UI_PORT" \
+    --ui-codec-endpoint "http://localhost:${PORT:-8080}/api/v1/temporal-codec" \
     --db-filename "$SHIPYARD_DATA/temporal/temporal.db" --log-level warn "${ns_args[@]}" \
     >"$TEMPORAL_LOG" 2>&1 </dev/null &
 }

@@ -1,0 +1,24 @@
+import type { FromSchema } from 'json-schema-to-ts';
+
+// Temporal's remote codec protocol: Payloads as protobuf JSON, bytes in base64 (standard or
+// URL-safe alphabet, as protobuf JSON parsers accept both).
+
+const BASE64 = { type: 'string', pattern: '^[A-Za-z0-9+/_-]*={0,2}$', description: 'base64' } as const;
+
+export const payloadSchema = {
+  type: 'object',
+  properties: {
+    metadata: { type: 'object', additionalProperties: BASE64, maxProperties: 64, description: 'e.g. `encoding`, `encryption-key-id`' },
+    data: BASE64,
+  },
+  additionalProperties: false,
+} as const;
+
+export const payloadsSchema = {
+  type: 'object',
+  required: ['payloads'],
+  properties: { payloads: { type: 'array', maxItems: 10_000, items: payloadSchema } },
+  additionalProperties: false,
+} as const;
+
+export type JsonPayload = FromSchema<typeof payloadSchema>;
