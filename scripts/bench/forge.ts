@@ -11,6 +11,7 @@ import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
 import { closeDeps, createDeps } from '../../api/deps';
 import { apiRoutes } from '../../api/routes';
+import { encryptedDataConverter } from '../../core/crypto/payloadCodec';
 import { createPool } from '../../db/pool';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     taskQueue: FLOOR_QUEUE,
     workflowsPath: require.resolve('./floorWorkflow'),
+    // Encrypted like ours, so the floor pays the same codec cost (and reads the API client's payloads).
+    dataConverter: encryptedDataConverter(deps.payloadCodec),
     activities: {
       httpGet: (url: string) => httpAction(egress, { method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
     } satisfies FloorActivities,
