@@ -1,5 +1,6 @@
+import { changedAddresses, keepOmittedSecrets } from '../../core/crypto/secretConfig';
 import { recordAudit } from '../audit/store';
-import { notFound } from '../http/errors';
+import { invalid, notFound } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { compileBody } from '../http/validation';
 import {
@@ -10,7 +11,7 @@ import {
   updateIntegrationSchema,
   type IntegrationType,
 } from './schemas';
-import { deleteIntegration, getIntegration, insertIntegration, listIntegrations, mergeConfig, toIntegration, updateIntegration } from './store';
+import { deleteIntegration, getIntegration, insertIntegration, listIntegrations, openConfig, toIntegration, updateIntegration } from './store';
 
 // Checks a merged config against its type's rules, reporting problems as `body.config.*`.
 const configValidators = Object.fromEntries(
@@ -27,6 +28,24 @@ const audit = (id: string, action: string, metadata?: Record<string, unknown>) =
   targetId: id,
   metadata,
 });
+
+/**
+ * An update's new config: the replacement with the stored secrets it leaves out, checked against
+ * its type's rules. A stored secret is never sent to a new address: with `base_url` (or another
+ * address) changed, each must come again in the same request.
+ */
+function replacementConfig(type: IntegrationType, stored: Record<string, unknown>, replacement: Record<string, unknown>) {
+  const { config, kept } = keepOmittedSecrets(stored, replacement);
+  configValidators[type]?.({ config });
+  const moved = changedAddresses(stored, replacement);
+  if (kept.length && moved.length) {
+    throw invalid(
+      `Changing ${moved.join(', ')} needs the secrets sent again in the same request: stored ones are not sent to a new address`,
+      kept.map((path) => ({ field: `body.config.${path}`, message: `required when ${moved.join(', ')} changes` })),
+    );
+  }
+  return config;
+}
 
 export const integrationRoutes = [
   defineRoute({
@@ -46,8 +65,8 @@ export const integrationRoutes = [
     summary: 'Create an integration. A vcs-host-a config needs `base_url` and `token`',
     body: createIntegrationSchema,
     responses: { 201: { description: 'The integration', schema: integrationSchema } },
-    handler: async ({ db, auth, body }) => {
-      const row = await insertIntegration(db, auth.tenantId, { name: body.name, type: body.type, config: body.config });
+    handler: async ({ db, auth, body, deps }) => {
+      const row = await insertIntegration(db, deps.keyring, auth.tenantId, { name: body.name, type: body.type, config: body.config });
       await recordAudit(db, auth, audit(row.id, 'create', { name: row.name, type: row.type }));
       return toIntegration(row);
     },
@@ -71,16 +90,17 @@ export const integrationRoutes = [
     path: '/integrations/{id}',
     tag: 'Integrations',
     access: 'admin:write',
-    summary: 'Update name, status or config. A new config replaces the old one, except secret keys it leaves out, which are kept',
+    summary:
+      'Update name, status or config. A new config replaces the old one but keeps the stored secrets it leaves out, ' +
+      'unless it changes where requests go (`base_url`, any `*_url`, `*_host`): then they must be sent again',
     params: integrationIdParams,
     body: updateIntegrationSchema,
     responses: { 200: { description: 'The integration', schema: integrationSchema } },
-    handler: async ({ db, auth, params, body }) => {
+    handler: async ({ db, auth, params, body, deps }) => {
       const stored = await getIntegration(db, params.id);
       if (!stored) throw notFound('Integration');
-      const config = body.config && mergeConfig(stored.config, body.config);
-      if (config) configValidators[stored.type]?.({ config });
-      const row = await updateIntegration(db, params.id, { name: body.name, status: body.status, config });
+      const config = body.config && replacementConfig(stored.type, openConfig(deps.keyring, stored), body.config);
+      const row = await updateIntegration(db, deps.keyring, stored, { name: body.name, status: body.status, config });
       if (!row) throw notFound('Integration');
       await recordAudit(db, auth, audit(row.id, 'update', { fields: Object.keys(body) }));
       return toIntegration(row);

@@ -5,12 +5,6 @@ import type { FromSchema } from 'json-schema-to-ts';
 export const INTEGRATION_TYPES = ['vcs-host-a', 'vcs-host-b', 'incident-tool-a', 'incident-tool-b', 'monitoring-tool-a', 'custom'] as const;
 export const INTEGRATION_STATUSES = ['active', 'inactive', 'error'] as const;
 
-/**
- * Config keys that hold credentials. They are write-only: stored, used by the workers, never
- * returned (a response lists which are set under `secrets`).
- */
-export const SECRET_CONFIG_KEYS = ['token', 'secret', 'password', 'api_key', 'client_secret', 'private_key'] as const;
-
 const HTTP_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 } as const;
 
 /** Per type, what its config must hold; types without an entry take any object. */
@@ -57,8 +51,17 @@ export const integrationSchema = {
     name: { type: 'string' },
     type: { type: 'string', enum: INTEGRATION_TYPES },
     status: { type: 'string', enum: INTEGRATION_STATUSES },
-    config: { type: 'object', description: 'The config without its secret keys' },
-    secrets: { type: 'array', items: { type: 'string' }, description: 'Secret config keys that are set (values never returned)' },
+    config: {
+      type: 'object',
+      description:
+        'The config without its secrets: the values of keys that name a credential (`token`, `*_secret`, `password`, ' +
+        '`api_key`, …), in any case and at any depth',
+    },
+    secrets: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Paths of the secrets that are set, e.g. `token`, `auth.password` (their values are never returned)',
+    },
     last_sync: { type: ['string', 'null'], format: 'date-time' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },

@@ -1,45 +1,45 @@
 import type { Knex } from 'knex';
-import { SECRET_CONFIG_KEYS, type IntegrationType } from './schemas';
+import type { Keyring } from '../../core/crypto/keyring';
+import { maskSecrets, openSecrets, sealSecrets } from '../../core/crypto/secretConfig';
+import type { IntegrationType } from './schemas';
+
+// Integrations' SQL. Secrets in `config` are sealed on the way in (core/crypto/secretConfig.ts)
+// and opened only for the code that uses them: the forge activity and an update's merge.
 
 export interface IntegrationRow {
   id: string;
+  tenant_id: string;
   name: string;
   type: IntegrationType;
   status: 'active' | 'inactive' | 'error';
+  /** Secret values sealed. */
   config: Record<string, unknown>;
   last_sync: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const SECRET_KEYS: ReadonlySet<string> = new Set(SECRET_CONFIG_KEYS);
-const COLUMNS = ['id', 'name', 'type', 'status', 'config', 'last_sync', 'created_at', 'updated_at'];
+const COLUMNS = ['id', 'tenant_id', 'name', 'type', 'status', 'config', 'last_sync', 'created_at', 'updated_at'];
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
-/** The response shape: config without its secrets, and the names of the secrets that are set. */
+/** The response shape: config without its secrets, and the paths of the secrets that are set. */
 export function toIntegration(row: IntegrationRow) {
-  const config = Object.fromEntries(Object.entries(row.config).filter(([key]) => !SECRET_KEYS.has(key)));
+  const { config, secrets } = maskSecrets(row.config);
   return {
     id: row.id,
     name: row.name,
     type: row.type,
     status: row.status,
     config,
-    secrets: Object.keys(row.config).filter((key) => SECRET_KEYS.has(key)),
+    secrets,
     last_sync: iso(row.last_sync),
     created_at: iso(row.created_at) as string,
     updated_at: iso(row.updated_at) as string,
   };
 }
 
-/**
- * A replacement config keeps the stored secrets it does not mention, so a client can send back
- * what it read (which never holds secrets) without erasing the credentials.
- */
-export function mergeConfig(stored: Record<string, unknown>, replacement: Record<string, unknown>): Record<string, unknown> {
-  const kept = Object.entries(stored).filter(([key]) => SECRET_KEYS.has(key) && !(key in replacement));
-  return { ...Object.fromEntries(kept), ...replacement };
-}
+/** The stored config with its secrets in the clear. */
+export const openConfig = (keyring: Keyring, row: IntegrationRow) => openSecrets(keyring, row.config, row.tenant_id);
 
 export async function listIntegrations(trx: Knex): Promise<IntegrationRow[]> {
   return trx('integrations').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select(COLUMNS);
@@ -49,23 +49,29 @@ export async function getIntegration(trx: Knex, id: string): Promise<Integration
   return trx('integrations').where({ id }).first(COLUMNS);
 }
 
+/** `config` in the clear; its secrets are sealed with the keyring's current key. */
 export async function insertIntegration(
   trx: Knex,
+  keyring: Keyring,
   tenantId: string,
   integration: { name: string; type: IntegrationType; config: Record<string, unknown> },
 ): Promise<IntegrationRow> {
-  const [row] = await trx('integrations').insert({ tenant_id: tenantId, ...integration }).returning(COLUMNS);
+  const config = sealSecrets(keyring, integration.config, tenantId);
+  const [row] = await trx('integrations').insert({ tenant_id: tenantId, ...integration, config }).returning(COLUMNS);
   return row;
 }
 
+/** A new `config` (in the clear) replaces the stored one, every secret sealed afresh. */
 export async function updateIntegration(
   trx: Knex,
-  id: string,
+  keyring: Keyring,
+  stored: IntegrationRow,
   changes: { name?: string; status?: string; config?: Record<string, unknown> },
 ): Promise<IntegrationRow | undefined> {
+  const config = changes.config && sealSecrets(keyring, changes.config, stored.tenant_id);
   const [row] = await trx('integrations')
-    .where({ id })
-    .update({ ...changes, updated_at: trx.fn.now() })
+    .where({ id: stored.id })
+    .update({ ...changes, config, updated_at: trx.fn.now() })
     .returning(COLUMNS);
   return row;
 }
@@ -75,22 +81,24 @@ export async function deleteIntegration(trx: Knex, id: string): Promise<boolean>
 }
 
 /**
- * The integration a source-host action uses: the one named, or else the tenant's only active
- * one of that type. Returns why not when there is none to use.
+ * The integration a source-host action uses, its secrets opened: the one named, or else the
+ * tenant's only active one of that type. Returns why not when there is none to use.
  */
 export async function activeIntegrationOfType(
   trx: Knex,
+  keyring: Keyring,
   type: IntegrationType,
   id?: string,
 ): Promise<{ integration: IntegrationRow } | { problem: string }> {
   const query = trx('integrations').where({ type });
   const rows: IntegrationRow[] = await (id ? query.where({ id }) : query.where({ status: 'active' })).select(COLUMNS);
+  const opened = (row: IntegrationRow) => ({ integration: { ...row, config: openConfig(keyring, row) } });
   if (id) {
     if (!rows.length) return { problem: `integration ${id} is not a ${type} integration of this tenant` };
     if (rows[0].status !== 'active') return { problem: `integration ${rows[0].name} is ${rows[0].status}` };
-    return { integration: rows[0] };
+    return opened(rows[0]);
   }
-  if (rows.length === 1) return { integration: rows[0] };
+  if (rows.length === 1) return opened(rows[0]);
   return {
     problem: rows.length
       ? `${rows.length} active ${type} integrations; set integration_id on the action`
