@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../api/config';
 import { createKeyring } from '../core/crypto/keyring';
-import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
+import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
 import { TASK_QUEUES, type WorkerPool } from '../workflows/taskQueues';
 
 export interface PoolWorkers {
@@ -46,8 +46,7 @@ export async function createPoolWorkers(
     workflowBundle ??
     (await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows'),
-      // Failures raised inside workflow code are encoded there, by the bundled converter.
-      failureConverterPath: dataConverter.failureConverterPath,
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       // webpack's build report is noise at every start; keep only what needs attention.
       logger: new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta)),
     }));

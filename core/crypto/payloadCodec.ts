@@ -8,7 +8,8 @@ import { SealedDataError, type Keyring } from './keyring';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const KEY_ID_METADATA = 'encryption-key-id';
-const FAILURE_CONVERTER_PATH = require.resolve('./failureConverter');
+/** For bundleWorkflowCode too: failures raised inside workflow code are encoded there. */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failureConverter');
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 const text = (value: Uint8Array | null | undefined) => (value ? Buffer.from(value).toString('utf8') : undefined);
