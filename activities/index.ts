@@ -1,14 +1,9 @@
-import type { Knex } from 'knex';
-import type { Config } from '../api/config';
+import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../workflows/taskQueues';
 import { createForgeActivities } from './forge';
 import { createProbeActivities } from './probe';
 
-/** What an activity may use: created once per worker process. */
-export interface ActivityDeps {
-  db: Knex;
-  config: Config;
-}
+export type { ActivityDeps };
 
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),

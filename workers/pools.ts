@@ -36,11 +36,12 @@ export function installTemporalLogging(logger: Logger): void {
 export async function createPoolWorkers(
   pools: WorkerPool[],
   config: Config,
-  deps: ActivityDeps,
+  deps: Omit<ActivityDeps, 'keyring'>,
   workflowBundle?: { code: string },
 ): Promise<PoolWorkers> {
   // Before connecting: a missing or malformed key stops the start.
-  const dataConverter = encryptedDataConverter(new EncryptionCodec(createKeyring(config)));
+  const keyring = createKeyring(config);
+  const dataConverter = encryptedDataConverter(new EncryptionCodec(keyring));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle =
     workflowBundle ??
@@ -58,7 +59,7 @@ export async function createPoolWorkers(
         taskQueue: TASK_QUEUES[pool],
         workflowBundle: bundle,
         dataConverter,
-        activities: activitiesFor(pool, deps),
+        activities: activitiesFor(pool, { ...deps, keyring }),
       }),
     ),
   );

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import type { Config } from '../../api/config';
+import type { ActivityDeps } from '../deps';
 import { activeIntegrationOfType } from '../../api/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
 import { createEgressClient } from '../../core/egress/egressClient';
@@ -18,7 +18,7 @@ interface RunRef {
 
 const HEARTBEAT_MS = 1_000;
 
-export function createForgeActivities({ db, config: appConfig }: { db: Knex; config: Config }) {
+export function createForgeActivities({ db, config: appConfig, keyring }: ActivityDeps) {
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
   // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
   const egress = createEgressClient(parseEgressAllow(appConfig.egressAllow));
@@ -82,7 +82,7 @@ export function createForgeActivities({ db, config: appConfig }: { db: Knex; con
           }
           case 'vcs-host-a-action': {
             // The integration is read in its own short transaction, not held open over the call.
-            const findIntegration = (id?: string) => inTenant(input, (trx) => activeIntegrationOfType(trx, 'vcs-host-a', id));
+            const findIntegration = (id?: string) => inTenant(input, (trx) => activeIntegrationOfType(trx, keyring, 'vcs-host-a', id));
             const result = await vcsHostAction(egress, findIntegration, config as unknown as VcsHostActionConfig, parameters, context.cancellationSignal);
             await log(`${step.name}: source host answered HTTP ${result.status}`);
             return result;

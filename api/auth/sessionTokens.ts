@@ -1,6 +1,7 @@
-import { createRemoteJWKSet, exportJWK, generateKeyPair, importJWK, importSPKI, jwtVerify, SignJWT, type JWK, type KeyLike } from 'jose';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRemoteJWKSet, importJWK, importSPKI, jwtVerify, SignJWT, type JWK, type KeyLike } from 'jose';
+import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
+import { readOrCreateKeyFile } from '../../core/crypto/keyFile';
 import type { Config } from '../config';
 
 /** What a session token says about its bearer (OIDC-style claims). */
@@ -25,18 +26,9 @@ const devKeyPath = (config: Config) => path.join(config.dataDir, 'auth', 'dev-si
  * `shipyard token` CLI through the data folder. Used only when no JWKS URL or public key is set.
  */
 async function devKeyPair(config: Config): Promise<{ privateKey: KeyLike; publicKey: KeyLike }> {
-  const file = devKeyPath(config);
-  let jwk: JWK;
-  try {
-    jwk = JSON.parse(await readFile(file, 'utf8'));
-  } catch {
-    const { privateKey } = await generateKeyPair(DEV_ALGORITHM, { crv: 'Ed25519', extractable: true });
-    jwk = await exportJWK(privateKey);
-    await mkdir(path.dirname(file), { recursive: true });
-    // wx: if another process created it meanwhile, keep theirs.
-    await writeFile(file, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' }).catch(() => undefined);
-    jwk = JSON.parse(await readFile(file, 'utf8'));
-  }
+  const jwk: JWK = JSON.parse(
+    readOrCreateKeyFile(devKeyPath(config), () => JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }))),
+  );
   const { d: _secret, ...publicJwk } = jwk;
   return {
     privateKey: (await importJWK(jwk, DEV_ALGORITHM)) as KeyLike,

@@ -3,6 +3,7 @@ import knex from 'knex';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../api/config';
+import { FAILURE_CONVERTER_PATH } from '../../core/crypto/payloadCodec';
 import { migrationConfig } from '../../db/knexfile';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
@@ -24,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   }
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
+    // As the workers bundle it: failures raised inside workflow code are encoded too.
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
   });
   await mkdir(path.dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });
