@@ -34,7 +34,7 @@ export const temporalCodecRoutes = (Object.keys(DIRECTIONS) as (keyof typeof DIR
     body: payloadsSchema,
     responses: { 200: { description: 'The payloads, in order', schema: payloadsSchema } },
     handler: async ({ body, deps }) => {
-      // One at a time, so a payload that cannot be opened is named by its position.
+      // Each on its own, so a payload that cannot be opened is named by its position.
       const payloads = await Promise.all(
         body.payloads.map(async (payload, index) => {
           try {
