@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID } from '../roles/store';
+import { UUID } from '../../core/ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 

@@ -5,7 +5,8 @@ import { defineRoute } from '../http/route';
 import { dropTeamsCache } from '../teams/cache';
 import { recordTeamAudits } from '../teams/store';
 import { bundleIdParams, bundleSchema, createBundleSchema, updateBundleSchema } from './schemas';
-import { deleteBundle, getBundle, insertBundle, isReservedRoleName, isUniqueViolation, listBundles, updateBundle, UUID } from './store';
+import { UUID } from '../../core/ids';
+import { deleteBundle, getBundle, insertBundle, isReservedRoleName, isUniqueViolation, listBundles, updateBundle } from './store';
 
 /** 400 for a uuid-shaped name, which would read as a bundle id. */
 function checkNameShape(name: string | undefined): void {
@@ -115,7 +116,7 @@ export const bundleRoutes = [
         metadata: { name: removed.name, user_assignments: removed.users, team_assignments: removed.teamIds.length, group_assignments: removed.groups },
       });
       if (removed.teamIds.length) {
-        await dropTeamsCache(deps, db, auth.tenantId);
+        await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
         await recordTeamAudits(db, auth, removed.teamIds, {
           eventType: 'team.role_unassigned',
           action: 'unassign_role',

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
+import { UUID } from '../../core/ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permissions';
 
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
 // bundle's id. Requests may name a bundle instead; this module turns either into the key.
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RoleView {
   id: string;

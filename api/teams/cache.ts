@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { AppDeps } from '../deps';
 import { notifiedCache, type ChangeSource, type Clock, type VersionedCache } from '../http/versionedCache';
 import type { TeamListItem } from './store';
 
@@ -26,8 +25,7 @@ export function createTeamsCache(changes: ChangeSource, now: Clock = Date.now): 
  * and again once the transaction has ended, so a list read concurrently from pre-commit data
  * cannot outlive the commit; the notification, delivered at commit, drops it in every process.
  */
-export async function dropTeamsCache(deps: AppDeps, trx: Knex.Transaction, tenantId: string): Promise<void> {
-  const cache = deps.teamsCache;
+export async function dropTeamsCache(cache: TeamsCache, trx: Knex.Transaction, tenantId: string): Promise<void> {
   cache.invalidate(tenantId);
   trx.executionPromise
     ?.finally(() => cache.invalidate(tenantId))

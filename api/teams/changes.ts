@@ -20,7 +20,7 @@ export async function teamChanged(
   teamId: string,
   event: TeamEvent,
 ): Promise<void> {
-  await dropTeamsCache(deps, db, auth.tenantId);
+  await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
   await recordAudit(db, auth, { ...event, targetType: 'team', targetId: teamId });
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/authenticate';
 import { actorOf, type AuditEvent } from '../audit/store';
 import type { OffsetWindow } from '../http/pagination';
-import { UUID } from '../roles/store';
+import { UUID } from '../../core/ids';
 
 interface TeamRow {
   id: string;

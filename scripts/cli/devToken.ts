@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isBuiltInRole } from '../../api/auth/permissions';
 import { findTenantId } from '../../api/auth/store';
-import { UUID } from '../../api/roles/store';
+import { UUID } from '../../core/ids';
 import { signDevSessionToken } from '../../api/auth/sessionTokens';
 import type { Config } from '../../api/config';
 import { createPool } from '../../db/pool';
