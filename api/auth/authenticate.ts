@@ -12,7 +12,7 @@ import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from
 
 /**
  * What a route requires of its caller: nothing, any user or API key, a permission, an agent
- * token, or a platform operator (see `isPlatformOperator`).
+ * token, or a platform operator (see `Authenticator.isOperator`).
  */
 export type Access = 'public' | 'authenticated' | 'agent' | 'operator' | Scope;
 
@@ -25,7 +25,7 @@ export interface UserPrincipal {
   groups: string[];
   roles: string[];
   permissions: Set<Scope>;
-  /** Runs the platform for every tenant (see `isPlatformOperator`). */
+  /** Runs the platform for every tenant (see `Authenticator.isOperator`). */
   operator: boolean;
   expiresAt: Date;
 }
@@ -70,26 +70,18 @@ export interface AuthenticatorDeps {
   platformTenant: string;
 }
 
-/**
- * A platform operator administers the platform itself, across tenants: an admin (admin:write)
- * or service (internal:service) caller of the configured platform tenant. Scopes alone never
- * make an operator: a tenant admin can grant any scope inside their own tenant.
- */
-export function isPlatformOperator(tenantId: string, platformTenantId: string | undefined, permissions: Set<Scope>): boolean {
-  return tenantId === platformTenantId && (permissions.has('admin:write') || permissions.has('internal:service'));
-}
-
 /** How often a key's last_used is written at most (per process; the SQL also guards). */
 const LAST_USED_INTERVAL_MS = 60_000;
 /** Failed API-key validations allowed per key prefix and client in a window, before 429s. */
 const MAX_FAILED_VALIDATIONS = 10;
 const FAILED_VALIDATION_WINDOW_MS = 60_000;
+/** How long a missing platform tenant is believed missing. */
+const PLATFORM_TENANT_RETRY_MS = 60_000;
 
 export class Authenticator {
   private readonly lastUseRecorded = new Map<string, number>();
   private readonly failedValidations = new FailureLimiter(MAX_FAILED_VALIDATIONS, FAILED_VALIDATION_WINDOW_MS);
-  /** Resolved once found; a platform tenant created later (by the CLI) is found on a later request. */
-  private platformTenantId?: string;
+  private platformTenantLookup?: { id: string | undefined; at: number };
 
   constructor(private readonly deps: AuthenticatorDeps) {}
 
@@ -170,9 +162,20 @@ export class Authenticator {
     );
   }
 
-  private async platformTenant(): Promise<string | undefined> {
-    this.platformTenantId ??= await findTenantId(this.deps.system, this.deps.platformTenant);
-    return this.platformTenantId;
+  /**
+   * A platform operator administers the platform itself, across tenants: an admin (admin:write)
+   * or service (internal:service) caller of the configured platform tenant. Scopes alone never
+   * make an operator: a tenant admin can grant any scope inside their own tenant. Only callers
+   * whose scopes qualify cost a lookup of the platform tenant's id, kept once found; a miss is
+   * kept a minute (the CLI may create that tenant later).
+   */
+  private async isOperator(tenantId: string, permissions: Set<Scope>): Promise<boolean> {
+    if (!permissions.has('admin:write') && !permissions.has('internal:service')) return false;
+    const lookup = this.platformTenantLookup;
+    if (!lookup || (lookup.id === undefined && Date.now() - lookup.at > PLATFORM_TENANT_RETRY_MS)) {
+      this.platformTenantLookup = { id: await findTenantId(this.deps.system, this.deps.platformTenant), at: Date.now() };
+    }
+    return tenantId === this.platformTenantLookup!.id;
   }
 
   /** Resolves who the caller is inside its tenant's transaction (users are upserted here). */
@@ -188,7 +191,7 @@ export class Authenticator {
           apiKeyId: identity.key.keyId,
           userId: identity.key.userId,
           permissions,
-          operator: isPlatformOperator(identity.tenantId, await this.platformTenant(), permissions),
+          operator: await this.isOperator(identity.tenantId, permissions),
         };
       }
       case 'user': {
@@ -216,7 +219,7 @@ export class Authenticator {
           groups: claims.groups,
           roles: roles.map((role) => role.name),
           permissions,
-          operator: isPlatformOperator(claims.tenantId, await this.platformTenant(), permissions),
+          operator: await this.isOperator(claims.tenantId, permissions),
           expiresAt: claims.expiresAt,
         };
       }
