@@ -22,9 +22,27 @@ function toDetails(where: string, errors: ErrorObject[] | null | undefined): Err
   });
 }
 
+/**
+ * Where in `value` a string (or a key) holds the NUL character, or undefined. PostgreSQL stores
+ * no NUL in text or jsonb, so such input is refused here, for every route, as the caller's
+ * mistake rather than failing in the database as the server's.
+ */
+function nulPath(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (!value || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...path, key];
+    const found = nulPath(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function compile(ajv: Ajv, where: 'params' | 'query' | 'body', schema: Schema): Validator {
   const validate: ValidateFunction = ajv.compile(schema);
   return (value) => {
+    const nul = nulPath(value);
+    if (nul) throw invalid(`Invalid ${where}`, [{ field: [where, ...nul].join('.'), message: 'must not contain the NUL character (\\u0000)' }]);
     if (!validate(value)) throw invalid(`Invalid ${where}`, toDetails(where, validate.errors));
     return value;
   };

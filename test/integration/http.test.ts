@@ -1,6 +1,7 @@
 import { apiRoutes } from '../../api/routes';
 import { defineRoute } from '../../api/http/route';
-import { startApi, testConfig, testDeps, type TestApi, jsonOf } from '../support/harness';
+import { request } from 'node:http';
+import { callApi, jsonOf, sessionToken, startApi, testConfig, testDeps, type TestApi } from '../support/harness';
 
 // Routes that exist only here, to drive the shared middleware chain: validation, errors, limits.
 const probeRoutes = [
@@ -48,6 +49,18 @@ afterAll(() => api.close());
 const post = (path: string, body: string, contentType = 'application/json') =>
   fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
 
+/** A request with any method: fetch refuses some (TRACE) and node:http sends them as they are. */
+function rawRequest(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${api.url}${path}`, { method }, async (res) => {
+      let body = '';
+      for await (const chunk of res) body += chunk;
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+    });
+    req.on('error', reject).end();
+  });
+}
+
 function expectEnvelope(json: { error: Record<string, unknown> }, code: string) {
   expect(json.error).toEqual(
     expect.objectContaining({ code, message: expect.any(String), details: expect.any(Array), request_id: expect.any(String) }),
@@ -74,6 +87,37 @@ describe('HTTP foundation', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toContain('GET');
     expectEnvelope(await jsonOf(res), 'METHOD_NOT_ALLOWED');
+  });
+
+  test('a method the router does not know (QUERY, TRACE) on a known path is a 405 with Allow, and a 404 on an unknown path', async () => {
+    for (const method of ['QUERY', 'TRACE']) {
+      const known = await rawRequest(method, '/api/v1/system');
+      expect({ method, status: known.status }).toEqual({ method, status: 405 });
+      expect(known.headers.allow).toContain('GET');
+      expectEnvelope(JSON.parse(known.body), 'METHOD_NOT_ALLOWED');
+      const unknown = await rawRequest(method, '/api/v1/no-such-thing');
+      expect({ method, status: unknown.status }).toEqual({ method, status: 404 });
+      expectEnvelope(JSON.parse(unknown.body), 'NOT_FOUND');
+    }
+  });
+
+  test('a NUL character anywhere in the input (body value or key, query, path) is a 400 naming the field, never a database error', async () => {
+    const cases: [string, string, string][] = [
+      ['/api/v1/echo/ann', JSON.stringify({ text: 'a\u0000b' }), 'body.text'],
+      ['/api/v1/echo/ann', JSON.stringify({ text: 'ok', ['x\u0000']: 1 }), 'body.x\u0000'],
+      ['/api/v1/echo/ann?times=1%00', JSON.stringify({ text: 'ok' }), 'query.times'],
+      ['/api/v1/echo/a%00b', JSON.stringify({ text: 'ok' }), 'params.name'],
+    ];
+    for (const [path, body, field] of cases) {
+      const res = await post(path, body);
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect((await jsonOf(res)).error.details).toEqual([{ field, message: 'must not contain the NUL character (\\u0000)' }]);
+    }
+    // A real route whose value would otherwise reach PostgreSQL (text columns refuse NUL).
+    const { token } = await sessionToken({ tenant: `nul-${Date.now()}`, email: 'admin@nul.test', roles: ['admin'] });
+    const team = await callApi(api, token, 'POST', '/admin/teams', { name: 'Nul', description: 'before\u0000after' });
+    expect(team.status).toBe(400);
+    expect(team.body.error.details[0].field).toBe('body.description');
   });
 
   test('malformed JSON is a 400 INVALID_REQUEST', async () => {
