@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID } from '../../core/ids';
+import { UUID, uuidOrNullSql } from '../../core/ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 
@@ -126,7 +126,8 @@ export async function rolesOfUser(trx: Knex, userId: string, groups: string[]): 
        select role from group_roles where group_name = any(:groups)
      )
      select k.role as key, coalesce(b.name, k.role) as name, b.permissions
-       from keys k left join role_bundles b on b.id::text = k.role
+       from keys k
+       left join role_bundles b on b.id = ${uuidOrNullSql('k.role')}
       order by 2`,
     { userId, groups },
   );

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { uuidOrNullSql } from '../../core/ids';
 import { IDENTITY_PROVIDER } from '../users/store';
 
 // Group membership belongs to the identity provider. A group is known here when a team maps
@@ -25,7 +26,7 @@ export async function listGroups(db: Knex) {
      )
      select n.group_name as name,
             array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers,
-            array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id::text = g.role
+            array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id = ${uuidOrNullSql('g.role')}
                    where g.group_name = n.group_name order by 1) as roles,
             array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
                    where m.group_name = n.group_name order by 1) as teams,

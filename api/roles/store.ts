@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID } from '../../core/ids';
+import { UUID, uuidOrNullSql } from '../../core/ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permissions';
 
@@ -79,7 +79,7 @@ export async function assignedRoles(db: Knex, table: AssignmentTable, where: Rec
   const rows: { key: string; name: string | null; description: string | null; permissions: string[] | null }[] = await db(
     `${table} as a`,
   )
-    .joinRaw('left join role_bundles b on b.id::text = a.role')
+    .joinRaw(`left join role_bundles b on b.id = ${uuidOrNullSql('a.role')}`)
     .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
     .orderBy('a.created_at')
     .select('a.role as key', 'b.name', 'b.description', 'b.permissions');

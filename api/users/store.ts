@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { uuidOrNullSql } from '../../core/ids';
 import type { OffsetWindow } from '../http/pagination';
 
 /** Users and groups come from this identity provider (the spec's shape C names it). */
@@ -69,7 +70,7 @@ export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?:
     .offset(window.offset)
     .select(USER_COLUMNS)
     .select(
-      db.raw(`array(select coalesce(b.name, r.role) from user_roles r left join role_bundles b on b.id::text = r.role
+      db.raw(`array(select coalesce(b.name, r.role) from user_roles r left join role_bundles b on b.id = ${uuidOrNullSql('r.role')}
                      where r.user_id = u.id order by 1) as roles`),
       db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), db.ref('u.idp_groups'))]),
     );
