@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { ForgeActivities } from '../../activities/forge';
+import { createKeyring } from '../../core/crypto/keyring';
+import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
+import { approveSignal, cancelSignal, rejectSignal, type forgeRun } from '../../workflows/forgeRun';
+import {
+  forgeWorkflowId,
+  type ForgeRunInput,
+  type MarkRunResult,
+  type RunStatus,
+  type RunStepSpec,
+  type StepDecision,
+  type StepStatus,
+} from '../../workflows/forgeTypes';
+import { testConfig } from '../support/harness';
+import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
+
+// The forge run workflow on the real dev server (this config's namespace), run by a real worker
+// on a task queue of its own, with stub activities: every status write, step write and log line
+// is recorded in memory, and each test decides what runAction does. No database, no HTTP.
+
+type ActionInput = Parameters<ForgeActivities['runAction']>[0];
+type MarkRunAnswer = Exclude<MarkRunResult, 'not-visible'>;
+
+interface Recorded {
+  runs: { status: RunStatus; error?: string; answer: MarkRunAnswer }[];
+  steps: { position: number; status: StepStatus; error?: string; output?: unknown }[];
+  openSteps: { fromPosition: number; status: StepStatus }[];
+  logs: { position?: number; level?: string; message: string }[];
+  actions: { position: number; attempt: number }[];
+  /** Positions whose action saw the cancellation. */
+  actionsCancelled: number[];
+}
+
+interface Script {
+  /** What runAction does for this run; by default it answers `{ ok: <step name> }`. */
+  action?: (input: ActionInput) => Promise<unknown>;
+  /** What markRun answers for this run; by default 'written'. */
+  markRun?: (status: RunStatus) => Promise<MarkRunAnswer>;
+}
+
+const recorded = new Map<string, Recorded>();
+const scripts = new Map<string, Script>();
+
+const recordOf = (runId: string): Recorded => {
+  let entry = recorded.get(runId);
+  if (!entry) {
+    entry = { runs: [], steps: [], openSteps: [], logs: [], actions: [], actionsCancelled: [] };
+    recorded.set(runId, entry);
+  }
+  return entry;
+};
+
+const stubs: ForgeActivities = {
+  async markRun({ runId, status, error }) {
+    const answer = (await scripts.get(runId)?.markRun?.(status)) ?? 'written';
+    recordOf(runId).runs.push({ status, ...(error !== undefined && { error }), answer });
+    return answer;
+  },
+  async markStep({ runId, position, status, error, output }) {
+    const extra = { ...(error !== undefined && { error }), ...(output !== undefined && { output }) };
+    recordOf(runId).steps.push({ position, status, ...extra });
+  },
+  async markOpenSteps({ runId, fromPosition, status }) {
+    recordOf(runId).openSteps.push({ fromPosition, status });
+  },
+  async appendLog({ runId, position, level, message }) {
+    recordOf(runId).logs.push({ position, level, message });
+  },
+  async runAction(input) {
+    recordOf(input.runId).actions.push({ position: input.step.position, attempt: Context.current().info.attempt });
+    const action = scripts.get(input.runId)?.action;
+    return action ? action(input) : { ok: input.step.name };
+  },
+};
+
+/** An action that heartbeats until the cancellation reaches it, then records that it did. */
+async function hangUntilCancelled({ runId, step }: ActionInput): Promise<never> {
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), 50);
+  try {
+    return await context.cancelled;
+  } catch (err) {
+    recordOf(runId).actionsCancelled.push(step.position);
+    throw err;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/** Waits on recorded state: polls `check` until it holds (no fixed sleeps). */
+async function waitFor(what: string, check: () => boolean, seconds = 10): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not seen within ${seconds}s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const taskQueue = `forge-run-wf-test-${randomUUID().slice(0, 8)}`;
+let worker: Worker;
+let running: Promise<void>;
+let nativeConnection: NativeConnection;
+let client: Client;
+
+jest.setTimeout(20_000);
+
+beforeAll(async () => {
+  const config = testConfig();
+  // As the real workers and the API client: payloads are ciphertext on the server.
+  const dataConverter = encryptedDataConverter(new EncryptionCodec(createKeyring(config)));
+  nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    taskQueue,
+    workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    dataConverter,
+    activities: stubs,
+    // Heartbeats carry the cancellation: sent at once rather than throttled to 8 s.
+    maxHeartbeatThrottleInterval: '50 milliseconds',
+  });
+  running = worker.run();
+  const connection = await Connection.connect({ address: config.temporal.address });
+  client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+}, 30_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await nativeConnection?.close();
+  await client?.connection.close();
+});
+
+const action = (position: number, config: Record<string, unknown> = {}): RunStepSpec => ({
+  position,
+  name: `step-${position}`,
+  type: 'api-call',
+  config: { timeout_seconds: 5, ...config },
+  requiresApproval: false,
+});
+const approval = (position: number): RunStepSpec => ({
+  position,
+  name: `approve-${position}`,
+  type: 'approval',
+  config: {},
+  requiresApproval: false,
+});
+
+function runOf(steps: RunStepSpec[], script: Script = {}) {
+  const input: ForgeRunInput = { tenantId: randomUUID(), runId: randomUUID(), steps, parameters: { env: 'test' } };
+  scripts.set(input.runId, script);
+  return { input, workflowId: forgeWorkflowId(input.runId), rec: recordOf(input.runId) };
+}
+
+const start = (input: ForgeRunInput): Promise<WorkflowHandle<typeof forgeRun>> =>
+  client.workflow.start<typeof forgeRun>('forgeRun', {
+    taskQueue,
+    workflowId: forgeWorkflowId(input.runId),
+    args: [input],
+  });
+
+const runStatuses = (rec: Recorded) => rec.runs.map((r) => r.status);
+const stepsAt = (rec: Recorded, position: number) => rec.steps.filter((s) => s.position === position);
+
+test('three actions complete in order: run running then completed, each step running→completed with its output', async () => {
+  const { input, rec } = runOf([action(0), action(1), action(2)], {
+    action: async ({ step }) => ({ out: `${step.name}-result` }),
+  });
+  await (await start(input)).result();
+
+  expect(runStatuses(rec)).toEqual(['running', 'completed']);
+  expect(rec.actions).toEqual([0, 1, 2].map((position) => ({ position, attempt: 1 })));
+  expect(rec.steps).toEqual(
+    [0, 1, 2].flatMap((position) => [
+      { position, status: 'running' },
+      { position, status: 'completed', output: { out: `step-${position}-result` } },
+    ]),
+  );
+  expect(rec.openSteps).toEqual([]);
+});
+
+test('an approve that arrives before the workflow reaches the approval step still counts: the run completes', async () => {
+  const { input, workflowId, rec } = runOf([approval(0), action(1)]);
+  // With the start itself: the approve is in the first workflow task, before any step has begun.
+  const handle = await client.workflow.signalWithStart<typeof forgeRun, [StepDecision]>('forgeRun', {
+    taskQueue,
+    workflowId,
+    args: [input],
+    signal: approveSignal,
+    signalArgs: [{ actor: 'alice', position: 0 }],
+  });
+  await handle.result();
+
+  expect(runStatuses(rec)).toEqual(['running', 'awaiting_approval', 'running', 'completed']);
+  expect(rec.logs).toEqual([{ position: 0, message: 'approved by alice' }]);
+  expect(stepsAt(rec, 0).map((s) => s.status)).toEqual(['awaiting_approval', 'completed']);
+  expect(stepsAt(rec, 1).map((s) => s.status)).toEqual(['running', 'completed']);
+  expect(rec.actions).toEqual([{ position: 1, attempt: 1 }]);
+});
+
+test('reject ends the run failed "rejected by <actor>", the approval step failed, later steps skipped, no later action runs', async () => {
+  const { input, rec } = runOf([action(0), approval(1), action(2)]);
+  const handle = await start(input);
+  await waitFor('the approval step waiting', () => stepsAt(rec, 1).some((s) => s.status === 'awaiting_approval'));
+  await handle.signal(rejectSignal, { actor: 'bob', comment: 'not today', position: 1 });
+  await handle.result();
+
+  expect(rec.runs.at(-1)).toEqual({ status: 'failed', error: 'rejected by bob', answer: 'written' });
+  expect(runStatuses(rec)).not.toContain('completed');
+  expect(stepsAt(rec, 1).at(-1)).toEqual({ position: 1, status: 'failed', error: 'rejected' });
+  expect(rec.openSteps).toEqual([{ fromPosition: 2, status: 'skipped' }]);
+  expect(rec.logs).toEqual([{ position: 1, message: 'rejected by bob: not today' }]);
+  expect(rec.actions).toEqual([{ position: 0, attempt: 1 }]);
+  expect(stepsAt(rec, 2)).toEqual([]);
+});
+
+test('retries exhausted: a retryable failure every time with max_attempts 2 is tried exactly twice, then the step and run fail', async () => {
+  const { input, rec } = runOf([action(0, { max_attempts: 2 }), action(1)], {
+    action: async () => {
+      throw ApplicationFailure.retryable('upstream answered 503', 'HttpStatus');
+    },
+  });
+  await (await start(input)).result();
+
+  expect(rec.actions).toEqual([
+    { position: 0, attempt: 1 },
+    { position: 0, attempt: 2 },
+  ]);
+  expect(stepsAt(rec, 0)).toEqual([
+    { position: 0, status: 'running' },
+    { position: 0, status: 'failed', error: 'upstream answered 503' },
+  ]);
+  expect(rec.openSteps).toEqual([{ fromPosition: 1, status: 'skipped' }]);
+  expect(rec.runs.at(-1)).toEqual({
+    status: 'failed',
+    error: 'step "step-0" failed: upstream answered 503',
+    answer: 'written',
+  });
+  expect(stepsAt(rec, 1)).toEqual([]);
+});
+
+describe('cancel racing the last action', () => {
+  test('the cancel signal arrives while the last action runs and it then succeeds: the run ends cancelled, never completed', async () => {
+    const { input, workflowId, rec } = runOf([action(0), action(1)], {
+      action: async ({ step }) => {
+        if (step.position === 1) await client.workflow.getHandle(workflowId).signal(cancelSignal, { actor: 'carol' });
+        return { out: step.name };
+      },
+    });
+    await (await start(input)).result();
+
+    // Which of the two the workflow sees first (the signal, or the action's result) is the race:
+    // either way the run ends cancelled. The bookkeeping may be written twice when the workflow
+    // task that handled the signal is refused for the result that arrived meanwhile (local
+    // activities are at least once), so only the ending is asserted here.
+    expect(rec.actions.map((a) => a.position)).toEqual([0, 1]);
+    expect(runStatuses(rec)).not.toContain('completed');
+    expect(rec.runs.at(-1)).toEqual({ status: 'cancelled', answer: 'written' });
+    expect(rec.logs.at(-1)).toEqual({ level: 'warn', message: 'cancelled by carol' });
+    expect(rec.openSteps.length).toBeGreaterThan(0);
+    expect(rec.openSteps.every((open) => open.status === 'cancelled')).toBe(true);
+  });
+
+  test("the API accepted a cancel as the last action ended (markRun('completed') answers cancel-accepted): the run ends cancelled", async () => {
+    const { input, workflowId, rec } = runOf([action(0), action(1)], {
+      // As the API does: the cancel signal is sent before the cancel is committed and answered.
+      markRun: async (status) => {
+        if (status !== 'completed') return 'written';
+        await client.workflow.getHandle(workflowId).signal(cancelSignal, { actor: 'dave', comment: 'too late' });
+        return 'cancel-accepted';
+      },
+    });
+    await (await start(input)).result();
+
+    expect(rec.runs).toEqual([
+      { status: 'running', answer: 'written' },
+      { status: 'completed', answer: 'cancel-accepted' },
+      { status: 'cancelled', answer: 'written' },
+    ]);
+    expect(rec.logs).toEqual([{ level: 'warn', message: 'cancelled by dave: too late' }]);
+    // Every step had ended: nothing left to mark.
+    expect(rec.openSteps).toEqual([{ fromPosition: 2, status: 'cancelled' }]);
+    expect(stepsAt(rec, 1).at(-1)?.status).toBe('completed');
+  });
+});
+
+test('cancel during a hanging action: the action sees the cancellation, the run ends cancelled, remaining steps cancelled', async () => {
+  const { input, rec } = runOf([action(0), action(1), action(2)], {
+    action: async (actionInput) =>
+      actionInput.step.position === 1 ? hangUntilCancelled(actionInput) : { out: actionInput.step.name },
+  });
+  const handle = await start(input);
+  await waitFor('the second action running', () => rec.actions.some((a) => a.position === 1));
+  await handle.signal(cancelSignal, { actor: 'erin' });
+  await handle.result();
+  await waitFor('the action seeing the cancellation', () => rec.actionsCancelled.includes(1));
+
+  expect(runStatuses(rec)).toEqual(['running', 'cancelled']);
+  expect(rec.openSteps).toEqual([{ fromPosition: 1, status: 'cancelled' }]);
+  expect(rec.logs).toEqual([{ level: 'warn', message: 'cancelled by erin' }]);
+  expect(stepsAt(rec, 1).map((s) => s.status)).toEqual(['running']);
+  expect(rec.actions.map((a) => a.position)).toEqual([0, 1]);
+});
