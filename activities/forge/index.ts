@@ -37,7 +37,8 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       await inTenant(input, (trx) => markOpenSteps(trx, input.runId, input.fromPosition, input.status));
     },
     async appendLog(input: RunRef & { position?: number; level?: 'info' | 'warn' | 'error'; message: string }): Promise<void> {
-      await inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, [input]));
+      // The workflow's own lines (decisions, the cancel): a retried workflow task repeats them.
+      await inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, [input], { once: true }));
     },
 
     /** Executes one action. Heartbeats let a cancel reach it; its output goes to the run log. */

@@ -116,9 +116,15 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   return 'written';
 }
 
+/**
+ * A finished step never changes again: bookkeeping runs as local activities, which run again
+ * when a workflow task is retried, and a retry may see the action's result after the cancel
+ * that already closed the step.
+ */
 export async function markStep(trx: Knex, runId: string, position: number, status: StepStatus, extra: { error?: string; output?: unknown } = {}): Promise<void> {
   await trx('run_steps')
     .where({ run_id: runId, position })
+    .whereNotIn('status', TERMINAL)
     .update({
       status,
       error: extra.error ?? null,
@@ -143,13 +149,26 @@ const RUN_LOG_LOCK = 0x5_106;
 /**
  * Appends lines to a run's log. Appends to one run take turns (a lock held until their
  * transaction ends), so their ids commit in increasing order and a reader that follows
- * `id > last seen` (the log stream) never passes over a line committed late.
+ * `id > last seen` (the log stream) never passes over a line committed late. `once`: a line
+ * already in the log is not added again (the workflow's own lines, such as a decision, which a
+ * retried workflow task would otherwise log twice); script output may repeat itself.
  */
-export async function appendLogs(trx: Knex, tenantId: string, runId: string, lines: { position?: number; level?: string; message: string }[]): Promise<void> {
+export async function appendLogs(
+  trx: Knex,
+  tenantId: string,
+  runId: string,
+  lines: { position?: number; level?: string; message: string }[],
+  options: { once?: boolean } = {},
+): Promise<void> {
   if (!lines.length) return;
   await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RUN_LOG_LOCK, runId]);
+  const logged = options.once
+    ? new Set((await trx('run_logs').where({ run_id: runId }).whereIn('message', lines.map((line) => line.message)).pluck('message')) as string[])
+    : new Set<string>();
+  const fresh = lines.filter((line) => !logged.has(line.message));
+  if (!fresh.length) return;
   await trx('run_logs').insert(
-    lines.map((line) => ({ tenant_id: tenantId, run_id: runId, step_position: line.position ?? null, level: line.level ?? 'info', message: line.message })),
+    fresh.map((line) => ({ tenant_id: tenantId, run_id: runId, step_position: line.position ?? null, level: line.level ?? 'info', message: line.message })),
   );
 }
 

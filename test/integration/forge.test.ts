@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { apiRoutes } from '../../api/routes';
-import { appendLogs, insertDecision, insertRun, listLogs, markRun } from '../../api/forge/runStore';
+import { appendLogs, insertDecision, insertRun, listLogs, markRun, markStep } from '../../api/forge/runStore';
 import { withTenant } from '../../db/tenancy';
 import { forgeWorkflowId } from '../../workflows/forgeTypes';
 import { TASK_QUEUES } from '../../workflows/taskQueues';
@@ -511,6 +511,37 @@ describe('runs', () => {
     expect(await outcome('failed')).toBe('cancel-accepted');
     expect((await call(writer, 'GET', `/forge/runs/${runId}`)).body.status).toBe('running');
     expect(await withTenant(api.deps.db, writerTenantId, (trx) => insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'again' }))).toBe(false);
+  });
+
+  test('bookkeeping repeated by a retried workflow task changes nothing: a finished step keeps its status, a workflow line is logged once', async () => {
+    // Stored directly, with no workflow behind it, so nothing else writes to this run.
+    const mold = await createMold({});
+    const runId = randomUUID();
+    const inTenant = <T>(work: (trx: Parameters<typeof appendLogs>[0]) => Promise<T>) => withTenant(api.deps.db, writerTenantId, work);
+    await inTenant(async (trx) => {
+      await insertRun(trx, {
+        id: runId,
+        tenantId: writerTenantId,
+        moldId: mold.id,
+        moldSlug: mold.slug,
+        moldVersion: 1,
+        moldSnapshot: {},
+        parameters: {},
+        startedBy: 'dev@forge.test',
+        workflowId: forgeWorkflowId(runId),
+        steps: [{ position: 0, name: 'only', type: 'api-call', config: {}, requiresApproval: false }],
+      });
+      await markStep(trx, runId, 0, 'running');
+      await markStep(trx, runId, 0, 'cancelled');
+      await markStep(trx, runId, 0, 'completed', { output: { late: true } });
+      for (let i = 0; i < 2; i++) await appendLogs(trx, writerTenantId, runId, [{ level: 'warn', message: 'cancelled by dev@forge.test' }], { once: true });
+      // Script output is not deduplicated: a script may print the same line twice.
+      for (let i = 0; i < 2; i++) await appendLogs(trx, writerTenantId, runId, [{ message: 'same line' }]);
+    });
+    const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
+    expect(body.steps[0]).toEqual(expect.objectContaining({ status: 'cancelled', output: null }));
+    const messages = (await inTenant((trx) => listLogs(trx, runId))).map((line) => line.message);
+    expect(messages).toEqual(['cancelled by dev@forge.test', 'same line', 'same line']);
   });
 
   test('log appends to one run take turns, so ids commit in order and a reader following ids never skips a line', async () => {
