@@ -71,6 +71,27 @@ async function startRun(moldSlug: string, parameters: Record<string, unknown> = 
   return res.body;
 }
 
+/** A run stored directly, with no workflow behind it, so nothing but the test writes to it. */
+async function storeRunWithoutWorkflow(steps: Parameters<typeof insertRun>[1]['steps'] = []): Promise<string> {
+  const mold = await createMold({});
+  const runId = randomUUID();
+  await withTenant(api.deps.db, writerTenantId, (trx) =>
+    insertRun(trx, {
+      id: runId,
+      tenantId: writerTenantId,
+      moldId: mold.id,
+      moldSlug: mold.slug,
+      moldVersion: 1,
+      moldSnapshot: {},
+      parameters: {},
+      startedBy: 'dev@forge.test',
+      workflowId: forgeWorkflowId(runId),
+      steps,
+    }),
+  );
+  return runId;
+}
+
 const logMessages = async (runId: string): Promise<string[]> =>
   (await call(writer, 'GET', `/forge/runs/${runId}/logs`)).body.lines.map((l: { message: string }) => l.message);
 
@@ -487,24 +508,10 @@ describe('runs', () => {
   }, 60_000);
 
   test('once a cancel is accepted the run cannot end completed or failed: the final write answers cancel-accepted', async () => {
-    // Stored directly, with no workflow behind it, so nothing else writes to this run.
-    const mold = await createMold({});
-    const runId = randomUUID();
-    await withTenant(api.deps.db, writerTenantId, async (trx) => {
-      await insertRun(trx, {
-        id: runId,
-        tenantId: writerTenantId,
-        moldId: mold.id,
-        moldSlug: mold.slug,
-        moldVersion: 1,
-        moldSnapshot: {},
-        parameters: {},
-        startedBy: 'dev@forge.test',
-        workflowId: forgeWorkflowId(runId),
-        steps: [],
-      });
-      await insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'dev@forge.test' });
-    });
+    const runId = await storeRunWithoutWorkflow();
+    await withTenant(api.deps.db, writerTenantId, (trx) =>
+      insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'dev@forge.test' }),
+    );
     const outcome = (status: 'completed' | 'failed' | 'running') => withTenant(api.deps.db, writerTenantId, (trx) => markRun(trx, runId, status));
     expect(await outcome('running')).toBe('written');
     expect(await outcome('completed')).toBe('cancel-accepted');
@@ -514,23 +521,9 @@ describe('runs', () => {
   });
 
   test('bookkeeping repeated by a retried workflow task changes nothing: a finished step keeps its status, a workflow line is logged once', async () => {
-    // Stored directly, with no workflow behind it, so nothing else writes to this run.
-    const mold = await createMold({});
-    const runId = randomUUID();
+    const runId = await storeRunWithoutWorkflow([{ position: 0, name: 'only', type: 'api-call', config: {}, requiresApproval: false }]);
     const inTenant = <T>(work: (trx: Parameters<typeof appendLogs>[0]) => Promise<T>) => withTenant(api.deps.db, writerTenantId, work);
     await inTenant(async (trx) => {
-      await insertRun(trx, {
-        id: runId,
-        tenantId: writerTenantId,
-        moldId: mold.id,
-        moldSlug: mold.slug,
-        moldVersion: 1,
-        moldSnapshot: {},
-        parameters: {},
-        startedBy: 'dev@forge.test',
-        workflowId: forgeWorkflowId(runId),
-        steps: [{ position: 0, name: 'only', type: 'api-call', config: {}, requiresApproval: false }],
-      });
       await markStep(trx, runId, 0, 'running');
       await markStep(trx, runId, 0, 'cancelled');
       await markStep(trx, runId, 0, 'completed', { output: { late: true } });
