@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 
 // Workflow code is replayed and must be deterministic: no I/O, no clocks or randomness of its
 // own. It may import the workflow SDK and other workflow files; from anywhere else, types only.
+const NO_IO = 'Workflow code does no I/O: do it in an activity.';
 const WORKFLOW_IO_MODULES = ['knex', 'pg', 'pino', '@elastic/elasticsearch', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
 
 export default tseslint.config(
@@ -22,12 +23,9 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [...builtinModules, ...WORKFLOW_IO_MODULES].map((name) => ({
-            name,
-            message: 'Workflow code does no I/O: do it in an activity.',
-          })),
+          paths: [...builtinModules, ...WORKFLOW_IO_MODULES].map((name) => ({ name, message: NO_IO })),
           patterns: [
-            { group: ['node:*'], message: 'Workflow code does no I/O: do it in an activity.' },
+            { group: ['node:*'], message: NO_IO },
             { group: ['../*'], allowTypeImports: true, message: 'Workflows import only types from outside workflows/.' },
           ],
         },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Config } from '../api/config';
+import type { Config } from '../core/config';
 import type { Keyring } from '../core/crypto/keyring';
 
 /** What an activity may use: created once per worker process. */

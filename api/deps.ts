@@ -1,7 +1,7 @@
 import { Client as ElasticClient } from '@elastic/elasticsearch';
 import { Client as TemporalClient, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Knex } from 'knex';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createKeyring, type Keyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
 import { ChangeListener } from '../db/notifications';
@@ -9,7 +9,7 @@ import { createPool } from '../db/pool';
 import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
 import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from './auth/sessionTokens';
-import type { Config } from './config';
+import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
 
 /** The long-lived clients a request may use, created once per process. */
@@ -33,15 +33,6 @@ export interface AppDeps {
   apiKeyCache: ApiKeyCache;
   /** GET /teams per tenant; replaceable (a test gives it its own clock). */
   teamsCache: TeamsCache;
-}
-
-export function createLogger(config: Config, name: string): Logger {
-  return pino({
-    name,
-    level: config.logLevel,
-    // Never let a credential reach the logs, whatever object gets logged.
-    redact: ['req.headers.authorization', '*.token', '*.password', '*.secret'],
-  });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import { buildApp } from './app';
-import { loadConfig } from './config';
-import { closeDeps, createDeps, createLogger } from './deps';
+import { loadConfig } from '../core/config';
+import { createLogger } from '../core/logging';
+import { closeDeps, createDeps } from './deps';
 
 /**
  * Runs the API until SIGINT/SIGTERM, then stops taking connections, lets in-flight requests

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import path from 'node:path';
-import { loadConfig, type Config } from '../api/config';
+import { loadConfig, type Config } from '../core/config';
 
 /** Knex settings for migrations, which run as the owner role. */
 export function migrationConfig(config: Config): Knex.Config {

@@ -1,5 +1,5 @@
 import knex from 'knex';
-import { loadConfig } from '../api/config';
+import { loadConfig } from '../core/config';
 import { migrationConfig } from './knexfile';
 
 /** `tsx db/migrate.ts latest|rollback|status`: applies or inspects the schema as the owner role. */

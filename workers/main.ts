@@ -1,5 +1,5 @@
-import { loadConfig } from '../api/config';
-import { createLogger } from '../api/deps';
+import { loadConfig } from '../core/config';
+import { createLogger } from '../core/logging';
 import { createPool } from '../db/pool';
 import { WORKER_POOLS, type WorkerPool } from '../workflows/taskQueues';
 import { createPoolWorkers, installTemporalLogging } from './pools';

@@ -1,7 +1,7 @@
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type Logger as SdkLogger } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { activitiesFor, type ActivityDeps } from '../activities';
-import type { Config } from '../api/config';
+import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
 import { TASK_QUEUES, type WorkerPool } from '../workflows/taskQueues';
@@ -30,6 +30,14 @@ export function installTemporalLogging(logger: Logger): void {
 }
 
 /**
+ * The workflow code as every worker runs it (the workers here, the test suite's prebuilt
+ * bundle): failures raised inside workflow code are encoded too.
+ */
+export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, logger });
+}
+
+/**
  * Creates one worker per requested pool in this process, sharing one connection and one
  * workflow bundle (bundling is the slow part of a worker's start).
  */
@@ -45,12 +53,8 @@ export async function createPoolWorkers(
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle =
     workflowBundle ??
-    (await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows'),
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      // webpack's build report is noise at every start; keep only what needs attention.
-      logger: new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta)),
-    }));
+    // webpack's build report is noise at every start; keep only what needs attention.
+    (await bundleWorkflows(new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta))));
   const workers = await Promise.all(
     pools.map((pool) =>
       Worker.create({

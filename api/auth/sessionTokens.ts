@@ -2,7 +2,7 @@ import { createRemoteJWKSet, importJWK, importSPKI, jwtVerify, SignJWT, type JWK
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { readOrCreateKeyFile } from '../../core/crypto/keyFile';
-import type { Config } from '../config';
+import type { Config } from '../../core/config';
 
 /** What a session token says about its bearer (OIDC-style claims). */
 export interface SessionClaims {

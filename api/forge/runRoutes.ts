@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallerPrincipal } from '../auth/authenticate';
-import type { Config } from '../config';
+import type { Config } from '../../core/config';
 import { actorOf, recordAudit, RefusedAction } from '../audit/store';
 import { ApiError, invalid, notFound } from '../http/errors';
 import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';

@@ -14,7 +14,7 @@ const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const NO_CONTEXT = Buffer.alloc(0);
 
-/** What the keyring needs of the configuration (api/config.ts). */
+/** What the keyring needs of the configuration (core/config.ts). */
 export interface KeyringSettings {
   /** `keyId:base64(32 bytes)` entries, comma-separated; the first encrypts. */
   encryptionKeys?: string;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { loadConfig } from '../../api/config';
+import { loadConfig } from '../../core/config';
 import { createKeyring } from '../../core/crypto/keyring';
 import { hasPlainSecrets, openSecrets, sealSecrets } from '../../core/crypto/secretConfig';
 

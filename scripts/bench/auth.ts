@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
-import { loadConfig } from '../../api/config';
+import { loadConfig } from '../../core/config';
 import { closeDeps, createDeps } from '../../api/deps';
 import { defineRoute } from '../../api/http/route';
 import { apiRoutes } from '../../api/routes';

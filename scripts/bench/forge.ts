@@ -6,7 +6,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { httpAction } from '../../activities/forge/apiCall';
 import { buildApp } from '../../api/app';
-import { loadConfig } from '../../api/config';
+import { loadConfig } from '../../core/config';
 import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
 import { closeDeps, createDeps } from '../../api/deps';

@@ -3,7 +3,7 @@ import { isBuiltInRole } from '../../api/auth/permissions';
 import { findTenantId } from '../../api/auth/store';
 import { UUID } from '../../core/ids';
 import { signDevSessionToken } from '../../api/auth/sessionTokens';
-import type { Config } from '../../api/config';
+import type { Config } from '../../core/config';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../api/config';
+import { loadConfig } from '../../core/config';
 import { issueDevToken } from './devToken';
 
 // The operator CLI: `npx shipyard <command> …`. One function per command.

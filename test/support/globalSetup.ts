@@ -1,10 +1,9 @@
-import { bundleWorkflowCode } from '@temporalio/worker';
 import knex from 'knex';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../../api/config';
-import { FAILURE_CONVERTER_PATH } from '../../core/crypto/payloadCodec';
+import { loadConfig } from '../../core/config';
 import { migrationConfig } from '../../db/knexfile';
+import { bundleWorkflows } from '../../workers/pools';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
 /**
@@ -23,12 +22,7 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await db.destroy();
   }
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    // As the workers bundle it: failures raised inside workflow code are encoded too.
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-  });
+  const { code } = await bundleWorkflows({ trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} });
   await mkdir(path.dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });
   await writeFile(WORKFLOW_BUNDLE_PATH, code);
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
-import { loadConfig, type Config } from '../../api/config';
+import { loadConfig, type Config } from '../../core/config';
 import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
 import { createPool } from '../../db/pool';

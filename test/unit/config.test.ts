@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, parseByteSize } from '../../api/config';
+import { loadConfig, parseByteSize } from '../../core/config';
 
 test('defaults point every client at the locally provisioned services', () => {
   const config = loadConfig({});
