@@ -1,5 +1,5 @@
 # One image for the API, the Temporal workers and the migration; docker-compose.yml picks the
-# command (node dist/api/server.js | dist/workers/main.js <pool> | dist/db/migrate.js latest).
+# command (node dist/api/server.js | dist/workers/main.js <pool> | dist/scripts/migrate.js latest).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 

@@ -2,6 +2,30 @@ import js from '@eslint/js';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
+// The layers, top to bottom (README "Architecture"):
+//   api/ (HTTP), workers/ + activities/ (Temporal)  →  core/ (domain)  →  db/ (connections, tenancy, schema)
+// workflows/ sit beside them and import only types. An import may only point down; each layer's
+// forbidden folders are listed below, and a wrong import fails `npm test`.
+const folder = (name) => `^(\\.\\./)+${name}(/|$)`;
+const layerRule = (rules, extraPatterns = []) => ({
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        ...Object.entries(rules).map(([name, { message, typesAllowed = false }]) => ({
+          regex: folder(name),
+          message,
+          ...(typesAllowed && { allowTypeImports: true }),
+        })),
+        ...extraPatterns,
+      ],
+    },
+  ],
+});
+const ONLY_SERVER = { message: 'Only the server entry, the benchmarks and tests import api/: move shared code to core/.' };
+const NOT_UP = (what) => ({ message: `${what} is not below this layer: imports point down only (README "Architecture").` });
+const WORKFLOW_TYPES = { message: 'Import workflow types only (`import type`); start workflows by name.', typesAllowed: true };
+
 // Workflow code is replayed and must be deterministic: no I/O, no clocks or randomness of its
 // own. It may import the workflow SDK and other workflow files; from anywhere else, types only.
 const NO_IO = 'Workflow code does no I/O: do it in an activity.';
@@ -16,6 +40,48 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  // A promise nobody awaits loses its error (an unhandled rejection ends the process) and its ordering.
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: layerRule({ activities: NOT_UP('activities/ (worker code)'), workers: NOT_UP('workers/'), scripts: NOT_UP('scripts/'), workflows: WORKFLOW_TYPES }),
+  },
+  {
+    files: ['activities/**/*.ts', 'workers/**/*.ts'],
+    rules: layerRule({ api: ONLY_SERVER, scripts: NOT_UP('scripts/'), workflows: WORKFLOW_TYPES }),
+  },
+  {
+    files: ['core/**/*.ts'],
+    rules: layerRule({
+      api: ONLY_SERVER,
+      activities: NOT_UP('activities/'),
+      workers: NOT_UP('workers/'),
+      scripts: NOT_UP('scripts/'),
+      workflows: WORKFLOW_TYPES,
+    }),
+  },
+  {
+    // Migrations are the one exception: a data migration may use core/ (e.g. the keyring to seal
+    // secrets); they run from scripts/migrate.ts, never from the layers above.
+    files: ['db/**/*.ts'],
+    ignores: ['db/migrations/**'],
+    rules: layerRule({
+      core: NOT_UP('core/'),
+      api: NOT_UP('api/'),
+      activities: NOT_UP('activities/'),
+      workers: NOT_UP('workers/'),
+      scripts: NOT_UP('scripts/'),
+      workflows: NOT_UP('workflows/'),
+    }),
+  },
+  {
+    files: ['scripts/cli/**/*.ts'],
+    rules: layerRule({ api: ONLY_SERVER }),
   },
   {
     files: ['workflows/**/*.ts'],

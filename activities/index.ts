@@ -1,5 +1,5 @@
 import type { ActivityDeps } from './deps';
-import type { WorkerPool } from '../workflows/taskQueues';
+import type { WorkerPool } from '../core/taskQueues';
 import { createForgeActivities } from './forge';
 import { createProbeActivities } from './probe';
 

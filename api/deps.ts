@@ -8,7 +8,7 @@ import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
 import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
 import { Authenticator } from './auth/authenticate';
-import { createSessionVerifier } from './auth/sessionTokens';
+import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
 

@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
 import path from 'node:path';
-import { loadConfig, type Config } from '../core/config';
 
 /** Knex settings for migrations, which run as the owner role. */
-export function migrationConfig(config: Config): Knex.Config {
+export function migrationConfig(ownerUrl: string): Knex.Config {
   return {
     client: 'pg',
-    connection: config.database.ownerUrl,
+    connection: ownerUrl,
     migrations: {
       directory: path.join(__dirname, 'migrations'),
       // Under tsx the sources are .ts; a `npm run build` output has .js.
@@ -14,6 +13,3 @@ export function migrationConfig(config: Config): Knex.Config {
     },
   };
 }
-
-// For the knex CLI, should anyone use it directly.
-export default migrationConfig(loadConfig());

@@ -20,7 +20,7 @@ if [ ! -x "$VENV/bin/schemathesis" ]; then
   "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 bash scripts/services up >/dev/null
-node_modules/.bin/tsx db/migrate.ts latest >/dev/null
+node_modules/.bin/tsx scripts/migrate.ts latest >/dev/null
 
 pids=()
 cleanup() {

@@ -8,7 +8,7 @@ cd "$ROOT"
 
 ensure_node_modules
 bash scripts/services up
-node_modules/.bin/tsx db/migrate.ts latest
+node_modules/.bin/tsx scripts/migrate.ts latest
 
 # Readable logs on a terminal, JSON lines otherwise.
 pretty() {

@@ -1,7 +1,7 @@
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
 import { createPool } from '../db/pool';
-import { WORKER_POOLS, type WorkerPool } from '../workflows/taskQueues';
+import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
 import { createPoolWorkers, installTemporalLogging } from './pools';
 
 /**

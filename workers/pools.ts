@@ -4,7 +4,7 @@ import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
-import { TASK_QUEUES, type WorkerPool } from '../workflows/taskQueues';
+import { TASK_QUEUES, type WorkerPool } from '../core/taskQueues';
 
 export interface PoolWorkers {
   /** Resolves when every worker has stopped (after `shutdown`, or on SIGINT/SIGTERM). */

@@ -9,7 +9,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { ForgeActivities } from '../activities/forge';
-import type { Decision, ForgeRunInput, RunStepSpec, StepDecision } from './forgeTypes';
+import type { Decision, ForgeRunInput, RunStepSpec, StepDecision } from '../core/forge/types';
 
 export const approveSignal = defineSignal<[StepDecision]>('approve');
 export const rejectSignal = defineSignal<[StepDecision]>('reject');

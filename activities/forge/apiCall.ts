@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { renderTemplate } from '../../api/forge/template';
+import { renderTemplate } from '../../core/forge/template';
 import { EgressError, type EgressClient, type EgressFailure, type EgressResponse } from '../../core/egress/egressClient';
 
 /** The step output: the status, up to 4 KiB of the body, and whether the body went on. */

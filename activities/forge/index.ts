@@ -1,12 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { ActivityDeps } from '../deps';
-import { activeIntegrationOfType } from '../../api/integrations/store';
-import { appendLogs, markOpenSteps, markRun, markStep } from '../../api/forge/runStore';
+import { activeIntegrationOfType } from '../../core/integrations/store';
+import { appendLogs, markOpenSteps, markRun, markStep } from '../../core/forge/runStore';
 import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
 import { withTenant } from '../../db/tenancy';
-import type { MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
+import type { LogLevel, MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
 import { vcsHostAction, type VcsHostActionConfig } from './vcsHost';
@@ -47,7 +47,7 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       const { step, parameters } = input;
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-      const logLines = (messages: string[], level: 'info' | 'warn' | 'error' = 'info') =>
+      const logLines = (messages: string[], level: LogLevel = 'info') =>
         inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, messages.map((message) => ({ position: step.position, level, message }))));
       const log = (message: string, level?: 'info' | 'warn' | 'error') => logLines([message], level);
       try {

@@ -1,6 +1,6 @@
 import { ApplicationFailure, log as activityLog } from '@temporalio/activity';
 import { StringDecoder } from 'node:string_decoder';
-import { scriptVariable } from '../../api/forge/template';
+import { scriptVariable } from '../../core/forge/template';
 import { processSandbox, SandboxUnavailableError, type SandboxSettings } from '../../core/sandbox/sandbox';
 
 export interface ScriptResult {

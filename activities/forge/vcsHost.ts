@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { activeIntegrationOfType } from '../../api/integrations/store';
+import type { activeIntegrationOfType } from '../../core/integrations/store';
 import type { EgressClient } from '../../core/egress/egressClient';
 import { httpAction, type HttpActionResult } from './apiCall';
-import { renderTemplate } from '../../api/forge/template';
+import { renderTemplate } from '../../core/forge/template';
 
 export interface VcsHostActionConfig {
   method?: string;

@@ -1,12 +1,12 @@
 import { hash as bcryptHash } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
-import type { CallerPrincipal } from '../auth/authenticate';
-import { apiKeyLookupPrefix, newApiKeyToken } from '../auth/tokens';
-import { recordAudit, RefusedAction } from '../audit/store';
-import { ApiError, conflict, invalid, notFound } from '../http/errors';
+import type { CallerPrincipal } from '../../core/auth/principal';
+import { apiKeyLookupPrefix, newApiKeyToken } from '../../core/auth/tokens';
+import { recordAudit, RefusedAction } from '../../core/audit/store';
+import { ApiError, conflict, invalid, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { apiKeySchema, createApiKeySchema, keyIdParams } from './schemas';
-import { countActiveKeysOfUser, insertApiKey, listApiKeys, lockUserForKeyCreation, revokeApiKey } from './store';
+import { countActiveKeysOfUser, insertApiKey, listApiKeys, lockUserForKeyCreation, revokeApiKey } from '../../core/apiKeys/store';
 
 const BCRYPT_COST = 12;
 export const MAX_ACTIVE_KEYS_PER_USER = 25;

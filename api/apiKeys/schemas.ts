@@ -1,4 +1,4 @@
-import { SCOPES } from '../auth/permissions';
+import { SCOPES } from '../../core/auth/permissions';
 
 export const createApiKeySchema = {
   type: 'object',

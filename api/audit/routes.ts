@@ -1,5 +1,5 @@
 import { defineRoute } from '../http/route';
-import { recentActivity } from './store';
+import { recentActivity } from '../../core/audit/store';
 
 const ACTIVITY_LIMIT_MAX = 100;
 

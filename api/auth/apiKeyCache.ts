@@ -1,7 +1,6 @@
+import { API_KEY_REVOKED_CHANNEL } from '../../core/apiKeys/store';
 import { notifiedCache, type ChangeSource, type Clock, type VersionedCache } from '../http/versionedCache';
 
-/** Postgres channel on which a revocation is announced, with the key's id as payload. */
-export const API_KEY_REVOKED_CHANNEL = 'shipyard_api_key_revoked';
 const TTL_MS = 5 * 60 * 1000;
 
 export interface CachedApiKey {

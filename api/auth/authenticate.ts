@@ -1,55 +1,21 @@
 import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { FailureLimiter } from './failureLimiter';
-import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from './permissions';
-import type { SessionClaims, SessionVerifier } from './sessionTokens';
-import { findActiveAgentToken, findActiveApiKeysByPrefix, findTenantId, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from './store';
-import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from './tokens';
+import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../core/auth/permissions';
+import type { Principal } from '../../core/auth/principal';
+import type { SessionClaims, SessionVerifier } from '../../core/auth/sessionTokens';
+import { findActiveAgentToken, findActiveApiKeysByPrefix, findTenantId, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from '../../core/auth/store';
+import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from '../../core/auth/tokens';
 
 /**
  * What a route requires of its caller: nothing, any user or API key, a permission, an agent
  * token, or a platform operator (see `Authenticator.isOperator`).
  */
 export type Access = 'public' | 'authenticated' | 'agent' | 'operator' | Scope;
-
-export interface UserPrincipal {
-  kind: 'user';
-  tenantId: string;
-  userId: string;
-  email: string;
-  name: string;
-  groups: string[];
-  roles: string[];
-  permissions: Set<Scope>;
-  /** Runs the platform for every tenant (see `Authenticator.isOperator`). */
-  operator: boolean;
-  expiresAt: Date;
-}
-
-export interface ApiKeyPrincipal {
-  kind: 'api_key';
-  tenantId: string;
-  apiKeyId: string;
-  /** The user who created the key. */
-  userId: string;
-  permissions: Set<Scope>;
-  operator: boolean;
-}
-
-export interface AgentPrincipal {
-  kind: 'agent';
-  tenantId: string;
-  clusterId: string;
-  tokenId: string;
-}
-
-/** A caller of user-facing routes. */
-export type CallerPrincipal = UserPrincipal | ApiKeyPrincipal;
-export type Principal = CallerPrincipal | AgentPrincipal;
 
 /** A verified token, before its tenant's transaction has started. */
 export type Identity =

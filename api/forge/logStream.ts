@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
 import { withTenant } from '../../db/tenancy';
-import { isFinished, listLogs, runStatus } from './runStore';
+import { isFinished, listLogs, runStatus } from '../../core/forge/runStore';
 
 const POLL_MS = 500;
 

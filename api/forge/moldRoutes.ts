@@ -1,11 +1,12 @@
-import type { CallerPrincipal } from '../auth/authenticate';
-import { actorOf, recordAudit } from '../audit/store';
-import { conflict, invalid, notFound } from '../http/errors';
+import type { CallerPrincipal } from '../../core/auth/principal';
+import { actorOf, recordAudit } from '../../core/audit/store';
+import { conflict, invalid, notFound } from '../../core/errors';
 import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { moldProblems } from './moldRules';
-import { deleteMold, findMold, insertMold, listMolds, setPublished, toMold, updateMold } from './moldStore';
-import { createMoldSchema, slugParams, updateMoldSchema } from './schemas';
+import { moldProblems } from '../../core/forge/moldRules';
+import { deleteMold, findMold, insertMold, listMolds, setPublished, toMold, updateMold } from '../../core/forge/moldStore';
+import { createMoldSchema, updateMoldSchema } from '../../core/forge/types';
+import { slugParams } from './schemas';
 
 /** Unpublished molds are drafts: only those who may change molds see them. */
 const seesDrafts = (auth: CallerPrincipal) => auth.permissions.has('forge:write');

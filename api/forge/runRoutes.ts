@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { CallerPrincipal } from '../auth/authenticate';
+import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
-import { actorOf, recordAudit, RefusedAction } from '../audit/store';
-import { ApiError, invalid, notFound } from '../http/errors';
+import { actorOf, recordAudit, RefusedAction } from '../../core/audit/store';
+import { ApiError, invalid, notFound } from '../../core/errors';
 import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { TASK_QUEUES } from '../../workflows/taskQueues';
-import { forgeWorkflowId, type RunStepSpec } from '../../workflows/forgeTypes';
+import { TASK_QUEUES } from '../../core/taskQueues';
+import { forgeWorkflowId, RUN_STATUSES, type DecisionKind, type RunStepSpec } from '../../core/forge/types';
 import type { forgeRun } from '../../workflows/forgeRun';
-import { decisionConflict, type DecisionKind } from './decisionRules';
-import { checkRunParameters } from './moldRules';
-import { findMold } from './moldStore';
+import { decisionConflict } from '../../core/forge/decisionRules';
+import { checkRunParameters } from '../../core/forge/moldRules';
+import { findMold } from '../../core/forge/moldStore';
 import { streamRunLogs } from './logStream';
-import { findRun, insertDecision, insertRun, listLogs, listRuns, lockRunForDecision, runStats, runStatus } from './runStore';
-import { RUN_STATUSES, runSchema } from './schemas';
+import { findRun, insertDecision, insertRun, listLogs, listRuns, lockRunForDecision, runStats, runStatus } from '../../core/forge/runStore';
+import { runSchema } from './schemas';
 
 const runIdParams = {
   type: 'object',

@@ -1,10 +1,10 @@
-import { recordAudit, RefusedAction } from '../audit/store';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { recordAudit, RefusedAction } from '../../core/audit/store';
+import { ApiError, conflict, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
-import { assignedRoles, resolveRole, roleChangeAudit } from '../roles/store';
+import { assignedRoles, resolveRole, roleChangeAudit } from '../../core/roles/store';
 import { addGroupRoleSchema, groupParams, groupRoleParams, groupSchema } from './schemas';
-import { addGroupRole, listGroups, removeGroupRole } from './store';
+import { addGroupRole, listGroups, removeGroupRole } from '../../core/groups/store';
 
 export const groupRoutes = [
   defineRoute({

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { json } from 'co-body';
-import { ApiError } from './errors';
+import { ApiError } from '../../core/errors';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

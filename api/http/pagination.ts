@@ -1,4 +1,5 @@
-import { invalid } from './errors';
+import { invalid } from '../../core/errors';
+import type { OffsetWindow } from '../../core/paging';
 
 /**
  * The five pagination shapes of the spec ("Pagination shapes"), in one place so that every
@@ -12,12 +13,6 @@ import { invalid } from './errors';
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 // ---------------------------------------------------------------------------------------------
-
-/** Rows `offset` to `offset + limit - 1` of a filtered, ordered result set. */
-export interface OffsetWindow {
-  limit: number;
-  offset: number;
-}
 
 /**
  * The largest offset accepted. It keeps offsets exact JavaScript numbers, and even multiplied

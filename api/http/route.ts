@@ -1,7 +1,8 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Knex } from 'knex';
 import type { ParameterizedContext } from 'koa';
-import type { Access, AgentPrincipal, CallerPrincipal } from '../auth/authenticate';
+import type { AgentPrincipal, CallerPrincipal } from '../../core/auth/principal';
+import type { Access } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
-import { recordRefusal, RefusedAction } from '../audit/store';
-import { authorize, type Principal } from '../auth/authenticate';
+import { recordRefusal, RefusedAction } from '../../core/audit/store';
+import type { Principal } from '../../core/auth/principal';
+import { authorize } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 import { withTenant } from '../../db/tenancy';
 import { successStatus, type RouteDefinition } from './route';

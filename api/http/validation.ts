@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { invalid, type ErrorDetail } from './errors';
+import { invalid, type ErrorDetail } from '../../core/errors';
 import type { Schema } from './route';
 
 // Bodies are JSON and must match exactly. Path and query values arrive as strings, so that

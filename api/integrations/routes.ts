@@ -1,6 +1,6 @@
 import { changedAddresses, keepOmittedSecrets } from '../../core/crypto/secretConfig';
-import { recordAudit } from '../audit/store';
-import { invalid, notFound } from '../http/errors';
+import { recordAudit } from '../../core/audit/store';
+import { invalid, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { compileBody } from '../http/validation';
 import {
@@ -9,9 +9,9 @@ import {
   integrationIdParams,
   integrationSchema,
   updateIntegrationSchema,
-  type IntegrationType,
 } from './schemas';
-import { deleteIntegration, getIntegration, insertIntegration, listIntegrations, openConfig, toIntegration, updateIntegration } from './store';
+import type { IntegrationType } from '../../core/integrations/types';
+import { deleteIntegration, getIntegration, insertIntegration, listIntegrations, openConfig, toIntegration, updateIntegration } from '../../core/integrations/store';
 
 // Checks a merged config against its type's rules, reporting problems as `body.config.*`.
 const configValidators = Object.fromEntries(

@@ -1,9 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
-// Integration request and record shapes, defined once.
+import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 
-export const INTEGRATION_TYPES = ['vcs-host-a', 'vcs-host-b', 'incident-tool-a', 'incident-tool-b', 'monitoring-tool-a', 'custom'] as const;
-export const INTEGRATION_STATUSES = ['active', 'inactive', 'error'] as const;
+// Integration request and record shapes, defined once.
 
 const HTTP_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 } as const;
 
@@ -74,6 +73,5 @@ export const integrationIdParams = {
   properties: { id: { type: 'string', format: 'uuid' } },
 } as const;
 
-export type IntegrationType = (typeof INTEGRATION_TYPES)[number];
 export type CreateIntegrationRequest = FromSchema<typeof createIntegrationSchema>;
 export type UpdateIntegrationRequest = FromSchema<typeof updateIntegrationSchema>;

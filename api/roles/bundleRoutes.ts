@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
-import { recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
-import { conflict, invalid, notFound } from '../http/errors';
+import { recordAudit, RefusedAction, type AuditEvent } from '../../core/audit/store';
+import { conflict, invalid, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { dropTeamsCache } from '../teams/cache';
-import { recordTeamAudits } from '../teams/store';
+import { recordTeamAudits } from '../../core/teams/store';
 import { bundleIdParams, bundleSchema, createBundleSchema, updateBundleSchema } from './schemas';
 import { UUID } from '../../core/ids';
-import { deleteBundle, getBundle, insertBundle, isReservedRoleName, isUniqueViolation, listBundles, updateBundle } from './store';
+import { deleteBundle, getBundle, insertBundle, isReservedRoleName, isUniqueViolation, listBundles, updateBundle } from '../../core/roles/store';
 
 /** 400 for a uuid-shaped name, which would read as a bundle id. */
 function checkNameShape(name: string | undefined): void {

@@ -1,9 +1,9 @@
-import { recordAudit, RefusedAction } from '../audit/store';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { recordAudit, RefusedAction } from '../../core/audit/store';
+import { ApiError, conflict, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
 import { assignRoleSchema, rolesResponseSchema, roleViewSchema, unassignRoleQuery, userIdParams } from './schemas';
-import { assignUserRole, listRoles, resolveRole, roleChangeAudit, unassignUserRole, userExists } from './store';
+import { assignUserRole, listRoles, resolveRole, roleChangeAudit, unassignUserRole, userExists } from '../../core/roles/store';
 
 export const roleRoutes = [
   defineRoute({

@@ -1,4 +1,4 @@
-import { SCOPES } from '../auth/permissions';
+import { SCOPES } from '../../core/auth/permissions';
 
 /** A bundle name: trimmed, and never shaped like a uuid (a role reference may be either). */
 const bundleName = { type: 'string', minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' } as const;

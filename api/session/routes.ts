@@ -1,5 +1,5 @@
 import { defineRoute } from '../http/route';
-import { getProfile } from '../users/store';
+import { getProfile } from '../../core/users/store';
 
 export const sessionRoutes = [
   defineRoute({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps';
-import { TASK_QUEUES, WORKER_POOLS, type WorkerPool } from '../../workflows/taskQueues';
+import { TASK_QUEUES, WORKER_POOLS, type WorkerPool } from '../../core/taskQueues';
 import type { workerProbe } from '../../workflows/probe';
 import type { PoolHealth, ServiceHealth, SystemHealth } from './schemas';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { notifiedCache, type ChangeSource, type Clock, type VersionedCache } from '../http/versionedCache';
-import type { TeamListItem } from './store';
+import type { TeamListItem } from '../../core/teams/store';
 
 /** The spec's /teams cache lifetime. */
 export const TEAMS_CACHE_TTL_MS = 3 * 60 * 1000;

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { CallerPrincipal } from '../auth/authenticate';
-import { recordAudit, RefusedAction } from '../audit/store';
+import type { CallerPrincipal } from '../../core/auth/principal';
+import { recordAudit, RefusedAction } from '../../core/audit/store';
 import type { AppDeps } from '../deps';
-import { notFound, type ApiError } from '../http/errors';
+import { notFound, type ApiError } from '../../core/errors';
 import { dropTeamsCache } from './cache';
-import { lockTeam } from './store';
+import { lockTeam } from '../../core/teams/store';
 
 type TeamEvent = { eventType: string; action: string; metadata?: Record<string, unknown> };
 

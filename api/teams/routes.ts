@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { recentActivity, RefusedAction } from '../audit/store';
-import { conflict, invalid, notFound } from '../http/errors';
+import { recentActivity, RefusedAction } from '../../core/audit/store';
+import { conflict, invalid, notFound } from '../../core/errors';
 import { cursorPageMeta, cursorPageQuery, cursorPageWindow, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { assignedRoles } from '../roles/store';
+import { assignedRoles } from '../../core/roles/store';
 import { teamChanged, teamWriteRefused } from './changes';
-import { listMappings, listMembers } from './membersStore';
+import { listMappings, listMembers } from '../../core/teams/membersStore';
 import { teamSubresourceRoutes } from './subresourceRoutes';
 import { createTeamSchema, teamIdParams, teamListItemSchema, teamRefParams, teamSchema, updateTeamSchema } from './schemas';
 import {
@@ -21,7 +21,7 @@ import {
   slugify,
   updateTeam,
   wouldCreateCycle,
-} from './store';
+} from '../../core/teams/store';
 
 const TEAM_AUDIT_ENTRIES = 50;
 

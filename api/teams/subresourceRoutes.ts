@@ -1,9 +1,9 @@
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, conflict, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
-import { assignedRoles, resolveRole } from '../roles/store';
+import { assignedRoles, resolveRole } from '../../core/roles/store';
 import { requireTeam, teamChanged, teamWriteRefused } from './changes';
-import { addMapping, addMember, addTeamRole, findUser, listMappings, listMembers, removeMapping, removeMember, removeTeamRole } from './membersStore';
+import { addMapping, addMember, addTeamRole, findUser, listMappings, listMembers, removeMapping, removeMember, removeTeamRole } from '../../core/teams/membersStore';
 import {
   addMappingSchema,
   addMemberSchema,

@@ -1,6 +1,6 @@
 import type { Payload } from '@temporalio/common';
 import { SealedDataError } from '../../core/crypto/keyring';
-import { invalid } from '../http/errors';
+import { invalid } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { payloadsSchema, type JsonPayload } from './schemas';
 

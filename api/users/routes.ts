@@ -1,9 +1,9 @@
-import { rolesOfUser } from '../auth/store';
-import { notFound } from '../http/errors';
+import { rolesOfUser } from '../../core/auth/store';
+import { notFound } from '../../core/errors';
 import { idpFirstMaxWindow, idpPageMeta, idpPageWindow, offsetCursor, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { adminUserListQuery, adminUserListSchema, userDetailSchema, userIdParams, userListQuery, userListSchema } from './schemas';
-import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin } from './store';
+import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin } from '../../core/users/store';
 
 export const userRoutes = [
   defineRoute({

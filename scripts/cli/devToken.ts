@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { isBuiltInRole } from '../../api/auth/permissions';
-import { findTenantId } from '../../api/auth/store';
+import { isBuiltInRole } from '../../core/auth/permissions';
+import { findTenantId } from '../../core/auth/store';
 import { UUID } from '../../core/ids';
-import { signDevSessionToken } from '../../api/auth/sessionTokens';
+import { signDevSessionToken } from '../../core/auth/sessionTokens';
 import type { Config } from '../../core/config';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_KEY_LOOKUP_LENGTH } from '../../api/auth/tokens';
+import { API_KEY_LOOKUP_LENGTH } from '../../core/auth/tokens';
 import { bearer, callApi, jsonOf, sessionToken, startApi, type TestApi } from '../support/harness';
 
 // What stops an API key from doing more than its creator, and a guessed or leaked prefix from

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { recordAudit } from '../../api/audit/store';
-import type { UserPrincipal } from '../../api/auth/authenticate';
-import { signDevSessionToken } from '../../api/auth/sessionTokens';
-import { issueAgentToken, revokeAgentTokens } from '../../api/auth/store';
-import { sha256 } from '../../api/auth/tokens';
+import { recordAudit } from '../../core/audit/store';
+import type { UserPrincipal } from '../../core/auth/principal';
+import { signDevSessionToken } from '../../core/auth/sessionTokens';
+import { issueAgentToken, revokeAgentTokens } from '../../core/auth/store';
+import { sha256 } from '../../core/auth/tokens';
 import { defineRoute } from '../../api/http/route';
 import { apiRoutes } from '../../api/routes';
 import { withTenant } from '../../db/tenancy';

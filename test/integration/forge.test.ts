@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { apiRoutes } from '../../api/routes';
-import { appendLogs, insertDecision, insertRun, listLogs, markRun, markStep } from '../../api/forge/runStore';
+import { appendLogs, insertDecision, insertRun, listLogs, markRun, markStep } from '../../core/forge/runStore';
 import { withTenant } from '../../db/tenancy';
-import { forgeWorkflowId } from '../../workflows/forgeTypes';
-import { TASK_QUEUES } from '../../workflows/taskQueues';
+import { forgeWorkflowId } from '../../core/forge/types';
+import { TASK_QUEUES } from '../../core/taskQueues';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
 import { closedPortUrl, startTarget, type Target } from '../support/httpTarget';
 import { bearer, sessionToken, startApi, startWorkers, type TestApi, type TestWorkers, callApi } from '../support/harness';

@@ -15,7 +15,7 @@ import {
   type RunStepSpec,
   type StepDecision,
   type StepStatus,
-} from '../../workflows/forgeTypes';
+} from '../../core/forge/types';
 import { testConfig } from '../support/harness';
 import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 

@@ -194,7 +194,7 @@ describe('secrets', () => {
     const masked = { config: { base_url: sourceHost.config.base_url, organization: 'acme' }, secrets: ['token'] };
     expect(read.body).toEqual(expect.objectContaining(masked));
 
-    const owner = knex(migrationConfig(testConfig()));
+    const owner = knex(migrationConfig(testConfig().database.ownerUrl));
     try {
       await owner.transaction((trx) => sealMigration.up(trx));
     } finally {

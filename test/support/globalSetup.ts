@@ -12,7 +12,7 @@ import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
  */
 export default async function globalSetup(): Promise<void> {
   applyTestEnv();
-  const db = knex(migrationConfig(loadConfig()));
+  const db = knex(migrationConfig(loadConfig().database.ownerUrl));
   try {
     await db.migrate.latest();
   } catch (err) {

@@ -9,7 +9,7 @@ import type { RouteDefinition } from '../../api/http/route';
 import { createPool } from '../../db/pool';
 import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
-import type { WorkerPool } from '../../workflows/taskQueues';
+import type { WorkerPool } from '../../core/taskQueues';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
 applyTestEnv();

@@ -1,4 +1,4 @@
-import { decisionConflict, type RunDecisionState } from '../../api/forge/decisionRules';
+import { decisionConflict, type RunDecisionState } from '../../core/forge/decisionRules';
 
 // When a run may be approved, rejected or cancelled, judged from its state under the row lock.
 

@@ -1,6 +1,6 @@
-import { parameterReferences, renderTemplate } from '../../api/forge/template';
-import { checkRunParameters, moldProblems } from '../../api/forge/moldRules';
-import type { MoldAction, MoldParameter } from '../../api/forge/schemas';
+import { parameterReferences, renderTemplate } from '../../core/forge/template';
+import { checkRunParameters, moldProblems } from '../../core/forge/moldRules';
+import type { MoldAction, MoldParameter } from '../../core/forge/types';
 
 // The pure rules of forge: action templating, mold definition checks, run parameter checks.
 

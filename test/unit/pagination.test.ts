@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FromSchema } from 'json-schema-to-ts';
-import { ApiError } from '../../api/http/errors';
+import { ApiError } from '../../core/errors';
 import {
   IDP_FIRST_MAX_QUERY,
   IDP_PAGE_QUERY,

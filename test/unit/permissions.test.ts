@@ -1,4 +1,4 @@
-import { expandScopes } from '../../api/auth/permissions';
+import { expandScopes } from '../../core/auth/permissions';
 
 // The scope hierarchy: per resource admin ⊃ write ⊃ read; k8s-agents:write covers the finer
 // create/update/delete scopes.

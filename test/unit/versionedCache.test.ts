@@ -1,4 +1,5 @@
-import { API_KEY_REVOKED_CHANNEL, createApiKeyCache, type CachedApiKey } from '../../api/auth/apiKeyCache';
+import { createApiKeyCache, type CachedApiKey } from '../../api/auth/apiKeyCache';
+import { API_KEY_REVOKED_CHANNEL } from '../../core/apiKeys/store';
 import { VersionedCache, type ChangeSource } from '../../api/http/versionedCache';
 import { createTeamsCache, TEAMS_CHANGED_CHANNEL } from '../../api/teams/cache';
 

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { Principal } from '../auth/authenticate';
+import type { Principal } from '../auth/principal';
 import { actorOf, type AuditEvent } from '../audit/store';
-import type { OffsetWindow } from '../http/pagination';
-import { UUID } from '../../core/ids';
+import type { OffsetWindow } from '../paging';
+import { UUID } from '../ids';
 
 interface TeamRow {
   id: string;

@@ -1,9 +1,7 @@
-import type { RunStatus } from '../../workflows/forgeTypes';
+import type { DecisionKind, RunStatus } from './types';
 
 // When a run may be approved, rejected or cancelled. Pure: the caller reads the state under the
 // run's row lock, so two decisions on one run are judged one after the other.
-
-export type DecisionKind = 'approve' | 'reject' | 'cancel';
 
 export interface RunDecisionState {
   status: RunStatus;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID, uuidOrNullSql } from '../../core/ids';
+import { UUID, uuidOrNullSql } from '../ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 

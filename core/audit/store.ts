@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { withTenant } from '../../db/tenancy';
-import type { Principal } from '../auth/authenticate';
-import { ApiError } from '../http/errors';
+import type { Principal } from '../auth/principal';
+import { ApiError } from '../errors';
 
 export interface AuditEvent {
   /** e.g. role.assigned, api_key.created, team.updated */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { OffsetWindow } from '../http/pagination';
-import type { CreateMoldRequest, MoldAction, MoldParameter, UpdateMoldRequest } from './schemas';
+import type { OffsetWindow } from '../paging';
+import type { CreateMoldRequest, MoldAction, MoldParameter, UpdateMoldRequest } from './types';
 
 export interface MoldRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID, uuidOrNullSql } from '../../core/ids';
+import { UUID, uuidOrNullSql } from '../ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permissions';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { OffsetWindow } from '../http/pagination';
-import type { MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../workflows/forgeTypes';
-import type { DecisionKind, RunDecisionState } from './decisionRules';
+import type { OffsetWindow } from '../paging';
+import type { DecisionKind, LogLevel, MarkRunResult, RunStatus, RunStepSpec, StepStatus } from './types';
+import type { RunDecisionState } from './decisionRules';
 
 // SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
 
@@ -157,7 +157,7 @@ export async function appendLogs(
   trx: Knex,
   tenantId: string,
   runId: string,
-  lines: { position?: number; level?: string; message: string }[],
+  lines: { position?: number; level?: LogLevel; message: string }[],
   options: { once?: boolean } = {},
 ): Promise<void> {
   if (!lines.length) return;

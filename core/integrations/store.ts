@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { Keyring } from '../../core/crypto/keyring';
-import { maskSecrets, openSecrets, sealSecrets } from '../../core/crypto/secretConfig';
-import type { IntegrationType } from './schemas';
+import type { Keyring } from '../crypto/keyring';
+import { maskSecrets, openSecrets, sealSecrets } from '../crypto/secretConfig';
+import type { IntegrationType } from './types';
 
 // Integrations' SQL. Secrets in `config` are sealed on the way in (core/crypto/secretConfig.ts)
 // and opened only for the code that uses them: the forge activity and an update's merge.

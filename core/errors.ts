@@ -1,4 +1,5 @@
-import type { Middleware } from 'koa';
+// The errors of the domain, each with its code and HTTP status from DESIGN.md. Any layer throws
+// them; the HTTP layer renders them as the error envelope (api/http/errorHandler.ts).
 
 /** The error codes of DESIGN.md, each with its one HTTP status. */
 export const ERROR_STATUS = {
@@ -23,11 +24,6 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The one error body every endpoint returns. */
-export interface ErrorEnvelope {
-  error: { code: ErrorCode; message: string; details: ErrorDetail[]; request_id: string };
-}
-
 /** Throw from anywhere in a request; the error middleware turns it into the envelope. */
 export class ApiError extends Error {
   readonly status: number;
@@ -46,30 +42,3 @@ export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not
 export const invalid = (message: string, details: ErrorDetail[] = []) =>
   new ApiError('INVALID_REQUEST', message, details);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);
-
-/**
- * Catches everything thrown below it. ApiErrors keep their code; anything else is a 500 whose
- * body says nothing about the cause (no stack, no SQL) while the log keeps the full error.
- */
-export function errorHandler(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const apiError = err instanceof ApiError ? err : null;
-      if (!apiError) ctx.state.log?.error({ err }, 'unhandled error');
-      const code: ErrorCode = apiError?.code ?? 'INTERNAL';
-      const body: ErrorEnvelope = {
-        error: {
-          code,
-          message: apiError?.message ?? 'Internal server error',
-          details: apiError?.details ?? [],
-          request_id: ctx.state.requestId,
-        },
-      };
-      ctx.status = ERROR_STATUS[code];
-      ctx.set(apiError?.headers ?? {});
-      ctx.body = body;
-    }
-  };
-}

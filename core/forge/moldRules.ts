@@ -1,7 +1,7 @@
-import { parseHttpUrl } from '../../core/egress/egressRules';
+import { parseHttpUrl } from '../egress/egressRules';
 import { parameterReferences, scriptVariable, startsWithReference } from './template';
-import type { ErrorDetail } from '../http/errors';
-import type { MoldAction, MoldParameter } from './schemas';
+import type { ErrorDetail } from '../errors';
+import type { MoldAction, MoldParameter } from './types';
 
 // The rules of a mold that one JSON Schema cannot say, and the check of a run's parameter
 // values against a mold's definitions. Pure functions: each returns per-field problems.

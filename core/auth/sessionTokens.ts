@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, importJWK, importSPKI, jwtVerify, SignJWT, type JWK, type KeyLike } from 'jose';
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
-import { readOrCreateKeyFile } from '../../core/crypto/keyFile';
-import type { Config } from '../../core/config';
+import { readOrCreateKeyFile } from '../crypto/keyFile';
+import type { Config } from '../config';
 
 /** What a session token says about its bearer (OIDC-style claims). */
 export interface SessionClaims {

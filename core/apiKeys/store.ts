@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import { API_KEY_REVOKED_CHANNEL } from '../auth/apiKeyCache';
+
+/** Postgres channel on which a revocation is announced at commit, with the key's id as payload. */
+export const API_KEY_REVOKED_CHANNEL = 'shipyard_api_key_revoked';
 
 interface ApiKeyRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { uuidOrNullSql } from '../../core/ids';
+import { uuidOrNullSql } from '../ids';
 import { IDENTITY_PROVIDER } from '../users/store';
 
 // Group membership belongs to the identity provider. A group is known here when a team maps

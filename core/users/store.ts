@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { uuidOrNullSql } from '../../core/ids';
-import type { OffsetWindow } from '../http/pagination';
+import { uuidOrNullSql } from '../ids';
+import type { OffsetWindow } from '../paging';
 
 /** Users and groups come from this identity provider (the spec's shape C names it). */
 export const IDENTITY_PROVIDER = 'idp-a';

@@ -1,10 +1,10 @@
 import knex from 'knex';
 import { loadConfig } from '../core/config';
-import { migrationConfig } from './knexfile';
+import { migrationConfig } from '../db/knexfile';
 
-/** `tsx db/migrate.ts latest|rollback|status`: applies or inspects the schema as the owner role. */
+/** `tsx scripts/migrate.ts latest|rollback|status`: applies or inspects the schema as the owner role. */
 async function main(command: string): Promise<void> {
-  const db = knex(migrationConfig(loadConfig()));
+  const db = knex(migrationConfig(loadConfig().database.ownerUrl));
   try {
     if (command === 'latest') {
       const [batch, applied] = await db.migrate.latest();

@@ -1,0 +1,171 @@
+import type { FromSchema } from 'json-schema-to-ts';
+
+// The forge's vocabulary and shapes, defined once: the enumerations (`as const`, so schemas,
+// types, stores and workflows share them; the database's CHECK constraints are tested against
+// them), the JSON Schemas of a mold's parts, and what crosses the API → workflow → activity
+// boundary. No I/O: workflows import these types.
+
+export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'select', 'multi-select'] as const;
+export const ACTION_TYPES = ['vcs-host-a-action', 'api-call', 'script', 'approval'] as const;
+export const RUN_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'awaiting_approval'] as const;
+export const STEP_STATUSES = [...RUN_STATUSES, 'skipped'] as const;
+export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
+export const DECISION_KINDS = ['approve', 'reject', 'cancel'] as const;
+
+const NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' } as const;
+
+export const moldParameterSchema = {
+  type: 'object',
+  required: ['name', 'type'],
+  properties: {
+    name: NAME,
+    type: { type: 'string', enum: PARAMETER_TYPES },
+    label: { type: 'string', maxLength: 200 },
+    description: { type: 'string', maxLength: 2000 },
+    required: { type: 'boolean', default: false },
+    default: {},
+    options: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+  },
+  additionalProperties: false,
+} as const;
+
+const TIMEOUT = { type: 'integer', minimum: 1, maximum: 600 } as const;
+const MAX_ATTEMPTS = { type: 'integer', minimum: 1, maximum: 10, default: 3 } as const;
+
+/**
+ * Per action type, the config it takes (required but for approval). `${{ parameters.x }}`
+ * templating is allowed in strings; moldRules checks the references and the api-call URL.
+ */
+export const actionConfigSchemas = {
+  'api-call': {
+    type: 'object',
+    required: ['url'],
+    properties: {
+      method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'GET' },
+      url: { type: 'string', minLength: 1, maxLength: 2000 },
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      body: {},
+      timeout_seconds: { ...TIMEOUT, default: 30 },
+      max_attempts: MAX_ATTEMPTS,
+    },
+    additionalProperties: false,
+  },
+  script: {
+    type: 'object',
+    required: ['script'],
+    properties: {
+      script: { type: 'string', minLength: 1, maxLength: 100_000 },
+      timeout_seconds: { ...TIMEOUT, default: 60 },
+      max_output_bytes: { type: 'integer', minimum: 1024, maximum: 1_048_576, default: 65_536 },
+      // Attempts are spent only when a worker is lost mid-script; the script's own failure is final.
+      max_attempts: MAX_ATTEMPTS,
+    },
+    additionalProperties: false,
+  },
+  'vcs-host-a-action': {
+    type: 'object',
+    required: ['path'],
+    properties: {
+      method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
+      path: { type: 'string', pattern: '^/', maxLength: 2000 },
+      body: {},
+      integration_id: { type: 'string', format: 'uuid' },
+      timeout_seconds: { ...TIMEOUT, default: 30 },
+      max_attempts: MAX_ATTEMPTS,
+    },
+    additionalProperties: false,
+  },
+  approval: {
+    type: 'object',
+    properties: { message: { type: 'string', maxLength: 2000 } },
+    additionalProperties: false,
+  },
+} as const;
+
+export const moldActionSchema = {
+  type: 'object',
+  required: ['name', 'type'],
+  properties: {
+    name: NAME,
+    type: { type: 'string', enum: ACTION_TYPES },
+    config: { type: 'object' },
+    requires_approval: { type: 'boolean', default: false },
+  },
+  additionalProperties: false,
+  allOf: ACTION_TYPES.map((type) => ({
+    if: { properties: { type: { const: type } } },
+    then: { ...(type !== 'approval' && { required: ['config'] }), properties: { config: actionConfigSchemas[type] } },
+  })),
+} as const;
+
+const moldFields = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  description: { type: 'string', maxLength: 5000 },
+  category: { type: 'string', maxLength: 100 },
+  icon: { type: 'string', maxLength: 200 },
+  parameters: { type: 'array', maxItems: 100, items: moldParameterSchema },
+  actions: { type: 'array', maxItems: 100, items: moldActionSchema },
+} as const;
+
+export const createMoldSchema = {
+  type: 'object',
+  required: ['name', 'slug'],
+  properties: {
+    ...moldFields,
+    slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,99}$' },
+    requires_approval: { type: 'boolean' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const updateMoldSchema = {
+  type: 'object',
+  minProperties: 1,
+  properties: { ...moldFields, requires_approval: { type: 'boolean' } },
+  additionalProperties: false,
+} as const;
+
+export type MoldParameter = FromSchema<typeof moldParameterSchema>;
+export type MoldAction = FromSchema<typeof moldActionSchema>;
+export type CreateMoldRequest = FromSchema<typeof createMoldSchema>;
+export type UpdateMoldRequest = FromSchema<typeof updateMoldSchema>;
+
+export type ActionType = (typeof ACTION_TYPES)[number];
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+
+export interface RunStepSpec {
+  position: number;
+  name: string;
+  type: ActionType;
+  config: Record<string, unknown>;
+  requiresApproval: boolean;
+}
+
+export interface ForgeRunInput {
+  tenantId: string;
+  runId: string;
+  steps: RunStepSpec[];
+  parameters: Record<string, unknown>;
+}
+
+/** Who approved, rejected or cancelled, with an optional comment. */
+export interface Decision {
+  actor: string;
+  comment?: string;
+}
+
+/** An approve or reject names the approval step it answers, so it can never apply to another. */
+export interface StepDecision extends Decision {
+  position: number;
+}
+
+/**
+ * What writing a run's status did. `cancel-accepted`: the run was about to end otherwise, but
+ * the API had already accepted a cancel (its signal is on the way), so the run must end cancelled.
+ */
+export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted';
+
+export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;
