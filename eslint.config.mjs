@@ -22,21 +22,44 @@ const layerRule = (rules, extraPatterns = []) => ({
     },
   ],
 });
-const ONLY_SERVER = { message: 'Only the server entry, the benchmarks and tests import api/: move shared code to core/.' };
-const NOT_UP = (what) => ({ message: `${what} is not below this layer: imports point down only (README "Architecture").` });
-const WORKFLOW_TYPES = { message: 'Import workflow types only (`import type`); start workflows by name.', typesAllowed: true };
+const ONLY_SERVER = {
+  message: 'Only the server entry, the benchmarks and tests import api/: move shared code to core/.',
+};
+const NOT_UP = (what) => ({
+  message: `${what} is not below this layer: imports point down only (README "Architecture").`,
+});
+const WORKFLOW_TYPES = {
+  message: 'Import workflow types only (`import type`); start workflows by name.',
+  typesAllowed: true,
+};
 
 // Workflow code is replayed and must be deterministic: no I/O, no clocks or randomness of its
 // own. It may import the workflow SDK and other workflow files; from anywhere else, types only.
 const NO_IO = 'Workflow code does no I/O: do it in an activity.';
-const WORKFLOW_IO_MODULES = ['knex', 'pg', 'pino', '@elastic/elasticsearch', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+const WORKFLOW_IO_MODULES = [
+  'knex',
+  'pg',
+  'pino',
+  '@elastic/elasticsearch',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
@@ -49,7 +72,12 @@ export default tseslint.config(
   },
   {
     files: ['api/**/*.ts'],
-    rules: layerRule({ activities: NOT_UP('activities/ (worker code)'), workers: NOT_UP('workers/'), scripts: NOT_UP('scripts/'), workflows: WORKFLOW_TYPES }),
+    rules: layerRule({
+      activities: NOT_UP('activities/ (worker code)'),
+      workers: NOT_UP('workers/'),
+      scripts: NOT_UP('scripts/'),
+      workflows: WORKFLOW_TYPES,
+    }),
   },
   {
     files: ['activities/**/*.ts', 'workers/**/*.ts'],
@@ -92,7 +120,11 @@ export default tseslint.config(
           paths: [...builtinModules, ...WORKFLOW_IO_MODULES].map((name) => ({ name, message: NO_IO })),
           patterns: [
             { group: ['node:*'], message: NO_IO },
-            { group: ['../*'], allowTypeImports: true, message: 'Workflows import only types from outside workflows/.' },
+            {
+              group: ['../*'],
+              allowTypeImports: true,
+              message: 'Workflows import only types from outside workflows/.',
+            },
           ],
         },
       ],

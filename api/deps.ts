@@ -1,5 +1,10 @@
 import { Client as ElasticClient } from '@elastic/elasticsearch';
-import { Client as TemporalClient, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import {
+  Client as TemporalClient,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+} from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createKeyring, type Keyring } from '../core/crypto/keyring';
@@ -63,10 +68,21 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     db,
     system,
     elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
-    temporal: new TemporalClient({ connection, namespace: config.temporal.namespace, dataConverter: encryptedDataConverter(payloadCodec) }),
+    temporal: new TemporalClient({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: encryptedDataConverter(payloadCodec),
+    }),
     keyring,
     payloadCodec,
-    authenticator: new Authenticator({ db, system, verifySession, apiKeyCache, logger, platformTenant: config.platformTenant }),
+    authenticator: new Authenticator({
+      db,
+      system,
+      verifySession,
+      apiKeyCache,
+      logger,
+      platformTenant: config.platformTenant,
+    }),
     changes,
     apiKeyCache,
     teamsCache,
@@ -75,5 +91,10 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.changes.close();
-  await Promise.allSettled([deps.db.destroy(), deps.system.destroy(), deps.elastic.close(), deps.temporal.connection.close()]);
+  await Promise.allSettled([
+    deps.db.destroy(),
+    deps.system.destroy(),
+    deps.elastic.close(),
+    deps.temporal.connection.close(),
+  ]);
 }

@@ -13,6 +13,17 @@ import { temporalCodecRoutes } from './temporalCodec/routes';
 import { userRoutes } from './users/routes';
 
 /** Every domain's /api/v1 endpoints. A domain adds its routes.ts export here. */
-export const apiRoutes: RouteDefinition[] = [...systemRoutes, ...sessionRoutes, ...apiKeyRoutes, ...auditRoutes,
-  ...roleRoutes, ...teamRoutes, ...userRoutes, ...groupRoutes, ...moldRoutes, ...runRoutes,
-  ...integrationRoutes, ...temporalCodecRoutes];
+export const apiRoutes: RouteDefinition[] = [
+  ...systemRoutes,
+  ...sessionRoutes,
+  ...apiKeyRoutes,
+  ...auditRoutes,
+  ...roleRoutes,
+  ...teamRoutes,
+  ...userRoutes,
+  ...groupRoutes,
+  ...moldRoutes,
+  ...runRoutes,
+  ...integrationRoutes,
+  ...temporalCodecRoutes,
+];

@@ -79,7 +79,8 @@ function uidRangeFrom(env: Env, name: string, fallback: string): { first: number
   const raw = env[name] || fallback;
   const match = /^(\d+)-(\d+)$/.exec(raw.trim());
   const [first, last] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
-  if (!(first > 0 && last >= first && last < 2 ** 32 - 1)) throw new Error(`${name} must be a range of uids like 100000-165535, got "${raw}"`);
+  if (!(first > 0 && last >= first && last < 2 ** 32 - 1))
+    throw new Error(`${name} must be a range of uids like 100000-165535, got "${raw}"`);
   return { first, last };
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: the same provisioning as `npm start`, then type check, lint, the whole jest suite
+# `npm test`: the same provisioning as `npm start`, then type check, lint, format check, the whole jest suite
 # (unit, integration, e2e) against the real services, and the schemathesis fuzz run. Extra
 # arguments go to jest (and then the fuzz run is skipped).
 set -euo pipefail
@@ -8,9 +8,10 @@ cd "$ROOT"
 
 ensure_node_modules
 bash scripts/services up
-say "type check and lint…"
+say "type check, lint and format check…"
 node_modules/.bin/tsc --noEmit
 node_modules/.bin/eslint .
+node_modules/.bin/prettier --check --log-level warn .
 
 report="$SHIPYARD_DATA/test/jest-results.json"
 mkdir -p "$(dirname "$report")"

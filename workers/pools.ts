@@ -1,4 +1,12 @@
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type Logger as SdkLogger } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type Logger as SdkLogger,
+} from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../core/config';
@@ -34,7 +42,11 @@ export function installTemporalLogging(logger: Logger): void {
  * bundle): failures raised inside workflow code are encoded too.
  */
 export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, logger });
+  return bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger,
+  });
 }
 
 /**
@@ -54,7 +66,9 @@ export async function createPoolWorkers(
   const bundle =
     workflowBundle ??
     // webpack's build report is noise at every start; keep only what needs attention.
-    (await bundleWorkflows(new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta))));
+    (await bundleWorkflows(
+      new DefaultLogger('WARN', (entry) => Runtime.instance().logger.log(entry.level, entry.message, entry.meta)),
+    ));
   const workers = await Promise.all(
     pools.map((pool) =>
       Worker.create({

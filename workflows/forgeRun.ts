@@ -104,7 +104,12 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
       await condition(() => decisions.has(position) || cancelledBy !== undefined);
       if (cancelledBy) return cancelRest(position);
       const { kind, by } = decisions.get(position)!;
-      await record.appendLog({ tenantId, runId, position, message: byWhom(kind === 'approve' ? 'approved' : 'rejected', by) });
+      await record.appendLog({
+        tenantId,
+        runId,
+        position,
+        message: byWhom(kind === 'approve' ? 'approved' : 'rejected', by),
+      });
       if (kind === 'reject') {
         await record.markStep({ tenantId, runId, position, status: 'failed', error: 'rejected' });
         await record.markOpenSteps({ tenantId, runId, fromPosition: position + 1, status: 'skipped' });
@@ -119,7 +124,9 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
 
     await record.markStep({ tenantId, runId, position, status: 'running' });
     try {
-      const output = await actionScope.run(() => actionRunner(step)({ tenantId, runId, step, parameters: input.parameters }));
+      const output = await actionScope.run(() =>
+        actionRunner(step)({ tenantId, runId, step, parameters: input.parameters }),
+      );
       await record.markStep({ tenantId, runId, position, status: 'completed', output });
     } catch (err) {
       if (cancelledBy || isCancellation(err)) return cancelRest(position);

@@ -1,6 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { renderTemplate } from '../../core/forge/template';
-import { EgressError, type EgressClient, type EgressFailure, type EgressResponse } from '../../core/egress/egressClient';
+import {
+  EgressError,
+  type EgressClient,
+  type EgressFailure,
+  type EgressResponse,
+} from '../../core/egress/egressClient';
 
 /** The step output: the status, up to 4 KiB of the body, and whether the body went on. */
 export type HttpActionResult = EgressResponse;
@@ -55,11 +60,19 @@ export async function httpAction(
   } catch (err) {
     // Anything else is the cancellation, which must reach Temporal as it is.
     if (!(err instanceof EgressError)) throw err;
-    throw ApplicationFailure.create({ message: err.message, type: FAILURE_TYPE[err.failure], nonRetryable: !RETRYABLE[err.failure] });
+    throw ApplicationFailure.create({
+      message: err.message,
+      type: FAILURE_TYPE[err.failure],
+      nonRetryable: !RETRYABLE[err.failure],
+    });
   }
-  if (res.status >= 500) throw ApplicationFailure.retryable(`${request.method} ${url} answered ${res.status}`, 'ServerError');
+  if (res.status >= 500)
+    throw ApplicationFailure.retryable(`${request.method} ${url} answered ${res.status}`, 'ServerError');
   if (res.status >= 400) {
-    throw ApplicationFailure.nonRetryable(`${request.method} ${url} answered ${res.status}: ${res.body.slice(0, 500)}`, 'ClientError');
+    throw ApplicationFailure.nonRetryable(
+      `${request.method} ${url} answered ${res.status}: ${res.body.slice(0, 500)}`,
+      'ClientError',
+    );
   }
   return res;
 }

@@ -24,19 +24,26 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
   const egress = createEgressClient(parseEgressAllow(appConfig.egressAllow));
 
   return {
-    async markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<Exclude<MarkRunResult, 'not-visible'>> {
+    async markRun(
+      input: RunRef & { status: RunStatus; error?: string },
+    ): Promise<Exclude<MarkRunResult, 'not-visible'>> {
       const result = await inTenant(input, (trx) => markRun(trx, input.runId, input.status, input.error));
       // Retried by the workflow's policy until the API's transaction has committed the run.
-      if (result === 'not-visible') throw ApplicationFailure.retryable(`run ${input.runId} is not visible yet`, 'RunNotVisible');
+      if (result === 'not-visible')
+        throw ApplicationFailure.retryable(`run ${input.runId} is not visible yet`, 'RunNotVisible');
       return result;
     },
-    async markStep(input: RunRef & { position: number; status: StepStatus; error?: string; output?: unknown }): Promise<void> {
+    async markStep(
+      input: RunRef & { position: number; status: StepStatus; error?: string; output?: unknown },
+    ): Promise<void> {
       await inTenant(input, (trx) => markStep(trx, input.runId, input.position, input.status, input));
     },
     async markOpenSteps(input: RunRef & { fromPosition: number; status: StepStatus }): Promise<void> {
       await inTenant(input, (trx) => markOpenSteps(trx, input.runId, input.fromPosition, input.status));
     },
-    async appendLog(input: RunRef & { position?: number; level?: 'info' | 'warn' | 'error'; message: string }): Promise<void> {
+    async appendLog(
+      input: RunRef & { position?: number; level?: 'info' | 'warn' | 'error'; message: string },
+    ): Promise<void> {
       // The workflow's own lines (decisions, the cancel): a retried workflow task repeats them.
       await inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, [input], { once: true }));
     },
@@ -48,7 +55,14 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       const logLines = (messages: string[], level: LogLevel = 'info') =>
-        inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, messages.map((message) => ({ position: step.position, level, message }))));
+        inTenant(input, (trx) =>
+          appendLogs(
+            trx,
+            input.tenantId,
+            input.runId,
+            messages.map((message) => ({ position: step.position, level, message })),
+          ),
+        );
       const log = (message: string, level?: 'info' | 'warn' | 'error') => logLines([message], level);
       try {
         await log(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
@@ -83,13 +97,23 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
           }
           case 'vcs-host-a-action': {
             // The integration is read in its own short transaction, not held open over the call.
-            const findIntegration = (id?: string) => inTenant(input, (trx) => activeIntegrationOfType(trx, keyring, 'vcs-host-a', id));
-            const result = await vcsHostAction(egress, findIntegration, config as unknown as VcsHostActionConfig, parameters, context.cancellationSignal);
+            const findIntegration = (id?: string) =>
+              inTenant(input, (trx) => activeIntegrationOfType(trx, keyring, 'vcs-host-a', id));
+            const result = await vcsHostAction(
+              egress,
+              findIntegration,
+              config as unknown as VcsHostActionConfig,
+              parameters,
+              context.cancellationSignal,
+            );
             await log(`${step.name}: source host answered HTTP ${result.status}`);
             return result;
           }
           default:
-            throw ApplicationFailure.nonRetryable(`action type ${step.type} cannot run in this version`, 'UnsupportedAction');
+            throw ApplicationFailure.nonRetryable(
+              `action type ${step.type} cannot run in this version`,
+              'UnsupportedAction',
+            );
         }
       } catch (err) {
         await log(`${step.name}: ${(err as Error).message}`, 'error');

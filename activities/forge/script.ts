@@ -67,7 +67,10 @@ function scriptVariables(parameters: Record<string, unknown>): Record<string, st
     const variable = scriptVariable(name);
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (Buffer.byteLength(`${variable}=${text}`) > MAX_VARIABLE_BYTES) {
-      throw ApplicationFailure.nonRetryable(`parameter "${name}" is too large to reach a script as $${variable} (128 KiB at most)`, 'ScriptFailed');
+      throw ApplicationFailure.nonRetryable(
+        `parameter "${name}" is too large to reach a script as $${variable} (128 KiB at most)`,
+        'ScriptFailed',
+      );
     }
     variables[variable] = text;
   }
@@ -89,7 +92,13 @@ export async function runScript(
   const output = outputLines(spec.maxOutputBytes, log);
   const sandbox = processSandbox(settings, { warn: (message) => activityLog.warn(message) });
   const result = await sandbox
-    .run({ script: spec.script, variables: scriptVariables(parameters), timeoutSeconds: spec.timeoutSeconds, onOutput: output.take, signal })
+    .run({
+      script: spec.script,
+      variables: scriptVariables(parameters),
+      timeoutSeconds: spec.timeoutSeconds,
+      onOutput: output.take,
+      signal,
+    })
     .catch((err: Error) => {
       throw err instanceof SandboxUnavailableError
         ? ApplicationFailure.nonRetryable(err.message, 'SandboxUnavailable')

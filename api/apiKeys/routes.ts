@@ -6,7 +6,13 @@ import { recordAudit, RefusedAction } from '../../core/audit/store';
 import { ApiError, conflict, invalid, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { apiKeySchema, createApiKeySchema, keyIdParams } from './schemas';
-import { countActiveKeysOfUser, insertApiKey, listApiKeys, lockUserForKeyCreation, revokeApiKey } from '../../core/apiKeys/store';
+import {
+  countActiveKeysOfUser,
+  insertApiKey,
+  listApiKeys,
+  lockUserForKeyCreation,
+  revokeApiKey,
+} from '../../core/apiKeys/store';
 
 const BCRYPT_COST = 12;
 export const MAX_ACTIVE_KEYS_PER_USER = 25;
@@ -26,7 +32,12 @@ export const apiKeyRoutes = [
     tag: 'Admin',
     access: 'admin:read',
     summary: 'List API keys (prefixes only, never tokens)',
-    responses: { 200: { description: '`{keys}`', schema: { type: 'object', properties: { keys: { type: 'array', items: apiKeySchema } } } } },
+    responses: {
+      200: {
+        description: '`{keys}`',
+        schema: { type: 'object', properties: { keys: { type: 'array', items: apiKeySchema } } },
+      },
+    },
     handler: async ({ db }) => ({ keys: await listApiKeys(db) }),
   }),
   defineRoute({
@@ -41,16 +52,27 @@ export const apiKeyRoutes = [
       if (body.expires_at && new Date(body.expires_at).getTime() <= Date.now()) {
         throw invalid('expires_at must be in the future', [{ field: 'body.expires_at', message: 'is in the past' }]);
       }
-      const refused = { eventType: 'api_key.created', action: 'create', targetType: 'api_key', metadata: { name: body.name, scopes: body.scopes } };
+      const refused = {
+        eventType: 'api_key.created',
+        action: 'create',
+        targetType: 'api_key',
+        metadata: { name: body.name, scopes: body.scopes },
+      };
       // A key can do no more than its creator: otherwise admin:write would mint any scope.
       const beyond = body.scopes.filter((scope) => !auth.permissions.has(scope));
       if (beyond.length) {
         const details = beyond.map((scope) => ({ field: 'body.scopes', message: `you do not hold ${scope}` }));
-        throw new RefusedAction(new ApiError('FORBIDDEN', 'A key may only carry scopes its creator holds', details), refused);
+        throw new RefusedAction(
+          new ApiError('FORBIDDEN', 'A key may only carry scopes its creator holds', details),
+          refused,
+        );
       }
       await lockUserForKeyCreation(db, auth.userId);
       if ((await countActiveKeysOfUser(db, auth.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {
-        throw new RefusedAction(conflict(`At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`), refused);
+        throw new RefusedAction(
+          conflict(`At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`),
+          refused,
+        );
       }
       const token = newApiKeyToken();
       const id = await insertApiKey(db, {
@@ -64,7 +86,13 @@ export const apiKeyRoutes = [
         scopes: [...body.scopes],
         expiresAt: body.expires_at ?? null,
       });
-      await recordAudit(db, auth, { eventType: 'api_key.created', action: 'create', targetType: 'api_key', targetId: id, metadata: { name: body.name, scopes: body.scopes } });
+      await recordAudit(db, auth, {
+        eventType: 'api_key.created',
+        action: 'create',
+        targetType: 'api_key',
+        targetId: id,
+        metadata: { name: body.name, scopes: body.scopes },
+      });
       return { id, name: body.name, token, scopes: body.scopes };
     },
   }),

@@ -17,7 +17,11 @@ export const apiKeySchema = {
   required: ['id', 'name', 'prefix', 'scopes', 'created_by', 'created_at', 'revoked'],
   properties: {
     id: { type: 'string', format: 'uuid' },
-    created_by: { type: 'string', format: 'uuid', description: 'The user who created the key (it counts against their 25)' },
+    created_by: {
+      type: 'string',
+      format: 'uuid',
+      description: 'The user who created the key (it counts against their 25)',
+    },
     created_by_key_id: {
       type: ['string', 'null'],
       format: 'uuid',

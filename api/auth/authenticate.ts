@@ -8,7 +8,15 @@ import { FailureLimiter } from './failureLimiter';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../core/auth/permissions';
 import type { Principal } from '../../core/auth/principal';
 import type { SessionClaims, SessionVerifier } from '../../core/auth/sessionTokens';
-import { findActiveAgentToken, findActiveApiKeysByPrefix, findTenantId, isUnknownTenant, rolesOfUser, touchApiKey, upsertSessionUser } from '../../core/auth/store';
+import {
+  findActiveAgentToken,
+  findActiveApiKeysByPrefix,
+  findTenantId,
+  isUnknownTenant,
+  rolesOfUser,
+  touchApiKey,
+  upsertSessionUser,
+} from '../../core/auth/store';
 import { apiKeyLookupPrefix, looksLikeAgentToken, looksLikeApiKey, sha256 } from '../../core/auth/tokens';
 
 /**
@@ -55,7 +63,11 @@ export class Authenticator {
    * Verifies the bearer token for a route's access level. Every failure is the same 401, but
    * a client that keeps failing with one API-key prefix gets a 429 (`client`: its address).
    */
-  async identify(authorization: string | undefined, access: Exclude<Access, 'public'>, client: string): Promise<Identity> {
+  async identify(
+    authorization: string | undefined,
+    access: Exclude<Access, 'public'>,
+    client: string,
+  ): Promise<Identity> {
     const token = /^Bearer ([^\s]+)$/.exec(authorization ?? '')?.[1];
     if (!token) throw unauthorized();
     // Agent tokens work on agent routes only, and only agent tokens work there.
@@ -139,7 +151,10 @@ export class Authenticator {
     if (!permissions.has('admin:write') && !permissions.has('internal:service')) return false;
     const lookup = this.platformTenantLookup;
     if (!lookup || (lookup.id === undefined && Date.now() - lookup.at > PLATFORM_TENANT_RETRY_MS)) {
-      this.platformTenantLookup = { id: await findTenantId(this.deps.system, this.deps.platformTenant), at: Date.now() };
+      this.platformTenantLookup = {
+        id: await findTenantId(this.deps.system, this.deps.platformTenant),
+        at: Date.now(),
+      };
     }
     return tenantId === this.platformTenantLookup!.id;
   }
@@ -168,7 +183,10 @@ export class Authenticator {
           throw isUnknownTenant(err) ? unauthorized() : err;
         });
         if (!userId) {
-          this.deps.logger.warn({ tenant_id: claims.tenantId }, 'sign-in refused: a new subject with the unverified email of an existing user');
+          this.deps.logger.warn(
+            { tenant_id: claims.tenantId },
+            'sign-in refused: a new subject with the unverified email of an existing user',
+          );
           throw unauthorized();
         }
         const roles = await rolesOfUser(trx, userId, claims.groups);
@@ -197,7 +215,8 @@ export class Authenticator {
 export function authorize(principal: Principal, access: Exclude<Access, 'public'>): void {
   if (access === 'agent' || access === 'authenticated') return;
   if (access === 'operator') {
-    if (principal.kind === 'agent' || !principal.operator) throw new ApiError('FORBIDDEN', 'This operation is for platform operators');
+    if (principal.kind === 'agent' || !principal.operator)
+      throw new ApiError('FORBIDDEN', 'This operation is for platform operators');
     return;
   }
   if (principal.kind === 'agent' || !principal.permissions.has(access)) {

@@ -17,7 +17,9 @@ export function streamRunLogs(db: Knex, tenantId: string, runId: string, closed:
     open = false;
   });
   const send = (event: string | null, id: number | null, data: unknown) =>
-    stream.write(`${event ? `event: ${event}\n` : ''}${id !== null ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+    stream.write(
+      `${event ? `event: ${event}\n` : ''}${id !== null ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`,
+    );
 
   void (async () => {
     let lastId = 0;

@@ -4,7 +4,15 @@ import { conflict, invalid, notFound } from '../../core/errors';
 import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { moldProblems } from '../../core/forge/moldRules';
-import { deleteMold, findMold, insertMold, listMolds, setPublished, toMold, updateMold } from '../../core/forge/moldStore';
+import {
+  deleteMold,
+  findMold,
+  insertMold,
+  listMolds,
+  setPublished,
+  toMold,
+  updateMold,
+} from '../../core/forge/moldStore';
 import { createMoldSchema, updateMoldSchema } from '../../core/forge/types';
 import { slugParams } from './schemas';
 
@@ -37,9 +45,12 @@ export const moldRoutes = [
     query: listQuery,
     responses: { 200: { description: '`{molds, pagination}`' } },
     handler: async ({ db, auth, query }) => {
-      const fromVisibility = query.visibility === undefined || query.visibility === 'all' ? undefined : query.visibility === 'published';
+      const fromVisibility =
+        query.visibility === undefined || query.visibility === 'all' ? undefined : query.visibility === 'published';
       if (query.published !== undefined && fromVisibility !== undefined && query.published !== fromVisibility) {
-        throw invalid('published and visibility disagree', [{ field: 'query.visibility', message: 'contradicts query.published' }]);
+        throw invalid('published and visibility disagree', [
+          { field: 'query.visibility', message: 'contradicts query.published' },
+        ]);
       }
       let published = query.published ?? fromVisibility;
       if (!seesDrafts(auth)) {
@@ -63,7 +74,12 @@ export const moldRoutes = [
       rejectInvalidMold(body);
       const mold = await insertMold(db, auth.tenantId, actorOf(auth).actor, body);
       if (!mold) throw conflict(`A mold with slug "${body.slug}" already exists`);
-      await recordAudit(db, auth, { eventType: 'mold.created', action: 'create', targetType: 'mold', targetId: mold.slug });
+      await recordAudit(db, auth, {
+        eventType: 'mold.created',
+        action: 'create',
+        targetType: 'mold',
+        targetId: mold.slug,
+      });
       return mold;
     },
   }),
@@ -93,9 +109,17 @@ export const moldRoutes = [
     handler: async ({ db, auth, params, body }) => {
       const current = await findMold(db, params.slug);
       if (!current) throw notFound('Mold');
-      rejectInvalidMold({ parameters: body.parameters ?? current.parameters, actions: body.actions ?? current.actions });
+      rejectInvalidMold({
+        parameters: body.parameters ?? current.parameters,
+        actions: body.actions ?? current.actions,
+      });
       const mold = await updateMold(db, params.slug, body);
-      await recordAudit(db, auth, { eventType: 'mold.updated', action: 'update', targetType: 'mold', targetId: params.slug });
+      await recordAudit(db, auth, {
+        eventType: 'mold.updated',
+        action: 'update',
+        targetType: 'mold',
+        targetId: params.slug,
+      });
       return mold;
     },
   }),
@@ -109,7 +133,12 @@ export const moldRoutes = [
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ db, auth, params }) => {
       if (!(await deleteMold(db, params.slug))) throw notFound('Mold');
-      await recordAudit(db, auth, { eventType: 'mold.deleted', action: 'delete', targetType: 'mold', targetId: params.slug });
+      await recordAudit(db, auth, {
+        eventType: 'mold.deleted',
+        action: 'delete',
+        targetType: 'mold',
+        targetId: params.slug,
+      });
     },
   }),
   ...(['publish', 'unpublish'] as const).map((action) =>
@@ -124,7 +153,12 @@ export const moldRoutes = [
       handler: async ({ db, auth, params }) => {
         const mold = await setPublished(db, params.slug, action === 'publish');
         if (!mold) throw notFound('Mold');
-        await recordAudit(db, auth, { eventType: `mold.${action}ed`, action, targetType: 'mold', targetId: params.slug });
+        await recordAudit(db, auth, {
+          eventType: `mold.${action}ed`,
+          action,
+          targetType: 'mold',
+          targetId: params.slug,
+        });
         return mold;
       },
     }),

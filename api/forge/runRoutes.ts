@@ -12,7 +12,16 @@ import { decisionConflict } from '../../core/forge/decisionRules';
 import { checkRunParameters } from '../../core/forge/moldRules';
 import { findMold } from '../../core/forge/moldStore';
 import { streamRunLogs } from './logStream';
-import { findRun, insertDecision, insertRun, listLogs, listRuns, lockRunForDecision, runStats, runStatus } from '../../core/forge/runStore';
+import {
+  findRun,
+  insertDecision,
+  insertRun,
+  listLogs,
+  listRuns,
+  lockRunForDecision,
+  runStats,
+  runStatus,
+} from '../../core/forge/runStore';
 import { runSchema } from './schemas';
 
 const runIdParams = {
@@ -24,7 +33,9 @@ const runIdParams = {
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
 const temporalLink = (config: Config, auth: CallerPrincipal, workflowId: string) =>
   auth.operator
-    ? { temporal_ui_url: `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}` }
+    ? {
+        temporal_ui_url: `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}`,
+      }
     : {};
 
 const DECISION_SUMMARIES: Record<DecisionKind, string> = {
@@ -33,11 +44,19 @@ const DECISION_SUMMARIES: Record<DecisionKind, string> = {
   cancel: 'Cancel a run, stopping the action in flight: it ends as cancelled',
 };
 
-const decisionEvent = (decision: DecisionKind, runId: string) => ({ eventType: `forge.run.${decision}`, action: decision, targetType: 'run', targetId: runId });
+const decisionEvent = (decision: DecisionKind, runId: string) => ({
+  eventType: `forge.run.${decision}`,
+  action: decision,
+  targetType: 'run',
+  targetId: runId,
+});
 
 /** A 409 naming the run's status, audited as a failed decision. */
 const decisionRefused = (decision: DecisionKind, runId: string, message: string, status: string) =>
-  new RefusedAction(new ApiError('CONFLICT', message, [{ field: 'status', message: status }]), decisionEvent(decision, runId));
+  new RefusedAction(
+    new ApiError('CONFLICT', message, [{ field: 'status', message: status }]),
+    decisionEvent(decision, runId),
+  );
 
 export const runRoutes = [
   defineRoute({
@@ -86,7 +105,13 @@ export const runRoutes = [
         workflowId,
         args: [{ tenantId: auth.tenantId, runId: id, steps, parameters: values }],
       });
-      await recordAudit(db, auth, { eventType: 'forge.run.started', action: 'start', targetType: 'run', targetId: id, metadata: { mold: mold.slug } });
+      await recordAudit(db, auth, {
+        eventType: 'forge.run.started',
+        action: 'start',
+        targetType: 'run',
+        targetId: id,
+        metadata: { mold: mold.slug },
+      });
       ctx.set('Location', `/api/v1/forge/runs/${id}`);
       return { ...run, ...temporalLink(deps.config, auth, workflowId) };
     },
@@ -99,7 +124,11 @@ export const runRoutes = [
     summary: 'List runs, newest first',
     query: {
       type: 'object',
-      properties: { mold_slug: { type: 'string' }, status: { type: 'string', enum: RUN_STATUSES }, ...cursorPageQuery() },
+      properties: {
+        mold_slug: { type: 'string' },
+        status: { type: 'string', enum: RUN_STATUSES },
+        ...cursorPageQuery(),
+      },
       additionalProperties: false,
     },
     responses: { 200: { description: '`{runs, pagination}`' } },
@@ -159,7 +188,11 @@ export const runRoutes = [
       access: 'forge:write',
       summary: DECISION_SUMMARIES[decision],
       params: runIdParams,
-      body: { type: 'object', properties: { comment: { type: 'string', maxLength: 2000 } }, additionalProperties: false },
+      body: {
+        type: 'object',
+        properties: { comment: { type: 'string', maxLength: 2000 } },
+        additionalProperties: false,
+      },
       optionalBody: true,
       responses: { 200: { description: 'The run, with the decision recorded' } },
       handler: async ({ db, auth, params, body, deps }) => {
@@ -170,9 +203,24 @@ export const runRoutes = [
         // An approve or reject answers the step waiting now, never a later one.
         const position = decision === 'cancel' ? null : run.awaitingPosition;
         const { actor } = actorOf(auth);
-        const recorded = await insertDecision(db, { tenantId: auth.tenantId, runId: params.runId, kind: decision, position, actor, comment: body.comment });
-        if (!recorded) throw decisionRefused(decision, params.runId, `Cannot ${decision} a run that is ${run.status}: it was already decided`, run.status);
-        await deps.temporal.workflow.getHandle(run.workflowId).signal(decision, { actor, comment: body.comment, ...(position !== null && { position }) });
+        const recorded = await insertDecision(db, {
+          tenantId: auth.tenantId,
+          runId: params.runId,
+          kind: decision,
+          position,
+          actor,
+          comment: body.comment,
+        });
+        if (!recorded)
+          throw decisionRefused(
+            decision,
+            params.runId,
+            `Cannot ${decision} a run that is ${run.status}: it was already decided`,
+            run.status,
+          );
+        await deps.temporal.workflow
+          .getHandle(run.workflowId)
+          .signal(decision, { actor, comment: body.comment, ...(position !== null && { position }) });
         await recordAudit(db, auth, {
           ...decisionEvent(decision, params.runId),
           metadata: { ...(position !== null && { step: position }), ...(body.comment && { comment: body.comment }) },

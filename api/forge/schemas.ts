@@ -30,7 +30,8 @@ export const runSchema = {
     decisions: { type: 'array', items: { type: 'object' } },
     temporal_ui_url: {
       type: 'string',
-      description: "The run's workflow in the Temporal Web UI: for platform operators only (the UI shows every tenant's runs)",
+      description:
+        "The run's workflow in the Temporal Web UI: for platform operators only (the UI shows every tenant's runs)",
     },
   },
 } as const;

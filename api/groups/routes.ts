@@ -13,8 +13,14 @@ export const groupRoutes = [
     tag: 'Groups',
     // Which groups exist and the roles they bring describe the tenant's access: administration.
     access: 'admin:read',
-    summary: 'Identity-provider groups the tenant maps to teams or roles (membership itself lives in the identity provider)',
-    responses: { 200: { description: '`{groups}`', schema: { type: 'object', properties: { groups: { type: 'array', items: groupSchema } } } } },
+    summary:
+      'Identity-provider groups the tenant maps to teams or roles (membership itself lives in the identity provider)',
+    responses: {
+      200: {
+        description: '`{groups}`',
+        schema: { type: 'object', properties: { groups: { type: 'array', items: groupSchema } } },
+      },
+    },
     handler: async ({ db }) => ({ groups: await listGroups(db) }),
   }),
   defineRoute({
@@ -22,10 +28,13 @@ export const groupRoutes = [
     path: '/groups/{groupName}/roles',
     tag: 'Groups',
     access: 'admin:read',
-    summary: "The roles every member of a group receives (empty for a group with none: groups are the identity provider's)",
+    summary:
+      "The roles every member of a group receives (empty for a group with none: groups are the identity provider's)",
     params: groupParams,
     responses: { 200: { description: '`{roles}`', schema: rolesResponseSchema } },
-    handler: async ({ db, params }) => ({ roles: await assignedRoles(db, 'group_roles', { group_name: params.groupName }) }),
+    handler: async ({ db, params }) => ({
+      roles: await assignedRoles(db, 'group_roles', { group_name: params.groupName }),
+    }),
   }),
   defineRoute({
     method: 'POST',
@@ -38,7 +47,11 @@ export const groupRoutes = [
     responses: {
       201: {
         description: '`{group_name, role}`',
-        schema: { type: 'object', required: ['group_name', 'role'], properties: { group_name: { type: 'string' }, role: roleViewSchema } },
+        schema: {
+          type: 'object',
+          required: ['group_name', 'role'],
+          properties: { group_name: { type: 'string' }, role: roleViewSchema },
+        },
       },
     },
     handler: async ({ db, auth, params, body }) => {

@@ -10,7 +10,7 @@ export const groupSchema = {
     provider: { type: 'string', enum: ['idp-a', 'idp-b', 'idp-c', 'idp-d'] },
     member_count: {
       type: 'integer',
-      description: "Users whose latest sign-in carried the group (membership itself lives in the identity provider)",
+      description: 'Users whose latest sign-in carried the group (membership itself lives in the identity provider)',
     },
     roles: { type: 'array', items: { type: 'string' }, description: 'Names of the roles mapped to the group' },
     teams: { type: 'array', items: { type: 'string' }, description: 'Slugs of the teams the group is mapped to' },

@@ -77,9 +77,7 @@ export function defineRoute<
   body?: B;
   optionalBody?: boolean;
   responses: Record<number, ResponseSpec>;
-  handler: (
-    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>,
-  ) => unknown;
+  handler: (input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>) => unknown;
 }): RouteDefinition {
   // The generic types above only check the handler against its schemas; at run time a route
   // is the plain declaration.

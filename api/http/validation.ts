@@ -6,9 +6,7 @@ import type { Schema } from './route';
 // Bodies are JSON and must match exactly. Path and query values arrive as strings, so that
 // validator coerces them to the schema's types and fills in declared defaults.
 const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const stringInputAjv = addFormats(
-  new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true }),
-);
+const stringInputAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true }));
 
 export type Validator = (value: unknown) => unknown;
 
@@ -42,7 +40,10 @@ function compile(ajv: Ajv, where: 'params' | 'query' | 'body', schema: Schema): 
   const validate: ValidateFunction = ajv.compile(schema);
   return (value) => {
     const nul = nulPath(value);
-    if (nul) throw invalid(`Invalid ${where}`, [{ field: [where, ...nul].join('.'), message: 'must not contain the NUL character (\\u0000)' }]);
+    if (nul)
+      throw invalid(`Invalid ${where}`, [
+        { field: [where, ...nul].join('.'), message: 'must not contain the NUL character (\\u0000)' },
+      ]);
     if (!validate(value)) throw invalid(`Invalid ${where}`, toDetails(where, validate.errors));
     return value;
   };

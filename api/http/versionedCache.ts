@@ -8,7 +8,8 @@ export interface CacheVersion {
   generation: number;
 }
 
-const sameVersion = (a: CacheVersion | undefined, b: CacheVersion) => a?.epoch === b.epoch && a.generation === b.generation;
+const sameVersion = (a: CacheVersion | undefined, b: CacheVersion) =>
+  a?.epoch === b.epoch && a.generation === b.generation;
 
 /**
  * Values kept for a fixed time, made safe against loads that race invalidations: every
@@ -108,7 +109,12 @@ export type ChangeSource = Pick<ChangeListener, 'on' | 'onLost' | 'listening'>;
  */
 export function notifiedCache<V>(
   changes: ChangeSource,
-  options: { ttlMs: number; now: Clock; channel: string; onChange: (cache: VersionedCache<V>, payload: string) => void },
+  options: {
+    ttlMs: number;
+    now: Clock;
+    channel: string;
+    onChange: (cache: VersionedCache<V>, payload: string) => void;
+  },
 ): VersionedCache<V> {
   const cache = new VersionedCache<V>(options.ttlMs, options.now, () => changes.listening);
   changes.on(options.channel, (payload) => options.onChange(cache, payload));

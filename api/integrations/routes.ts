@@ -11,7 +11,15 @@ import {
   updateIntegrationSchema,
 } from './schemas';
 import type { IntegrationType } from '../../core/integrations/types';
-import { deleteIntegration, getIntegration, insertIntegration, listIntegrations, openConfig, toIntegration, updateIntegration } from '../../core/integrations/store';
+import {
+  deleteIntegration,
+  getIntegration,
+  insertIntegration,
+  listIntegrations,
+  openConfig,
+  toIntegration,
+  updateIntegration,
+} from '../../core/integrations/store';
 
 // Checks a merged config against its type's rules, reporting problems as `body.config.*`.
 const configValidators = Object.fromEntries(
@@ -34,7 +42,11 @@ const audit = (id: string, action: string, metadata?: Record<string, unknown>) =
  * its type's rules. A stored secret is never sent to a new address: with `base_url` (or another
  * address) changed, each must come again in the same request.
  */
-function replacementConfig(type: IntegrationType, stored: Record<string, unknown>, replacement: Record<string, unknown>) {
+function replacementConfig(
+  type: IntegrationType,
+  stored: Record<string, unknown>,
+  replacement: Record<string, unknown>,
+) {
   const { config, kept } = keepOmittedSecrets(stored, replacement);
   configValidators[type]?.({ config });
   const moved = changedAddresses(stored, replacement);
@@ -54,7 +66,12 @@ export const integrationRoutes = [
     tag: 'Integrations',
     access: 'admin:read',
     summary: 'List integrations, newest first (secret config values are never returned)',
-    responses: { 200: { description: '`{integrations}`', schema: { type: 'object', properties: { integrations: { type: 'array', items: integrationSchema } } } } },
+    responses: {
+      200: {
+        description: '`{integrations}`',
+        schema: { type: 'object', properties: { integrations: { type: 'array', items: integrationSchema } } },
+      },
+    },
     handler: async ({ db }) => ({ integrations: (await listIntegrations(db)).map(toIntegration) }),
   }),
   defineRoute({
@@ -66,7 +83,11 @@ export const integrationRoutes = [
     body: createIntegrationSchema,
     responses: { 201: { description: 'The integration', schema: integrationSchema } },
     handler: async ({ db, auth, body, deps }) => {
-      const row = await insertIntegration(db, deps.keyring, auth.tenantId, { name: body.name, type: body.type, config: body.config });
+      const row = await insertIntegration(db, deps.keyring, auth.tenantId, {
+        name: body.name,
+        type: body.type,
+        config: body.config,
+      });
       await recordAudit(db, auth, audit(row.id, 'create', { name: row.name, type: row.type }));
       return toIntegration(row);
     },

@@ -53,7 +53,9 @@ function operation(route: RouteDefinition) {
       'x-required-access': route.access,
       description: `Requires: ${route.access === 'authenticated' ? 'any authenticated caller' : route.access === 'agent' ? 'an agent token' : route.access === 'operator' ? 'a platform operator (an admin of the platform tenant)' : `the \`${route.access}\` permission`}.`,
     }),
-    ...(route.body && { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } } }),
+    ...(route.body && {
+      requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } },
+    }),
     responses: {
       ...responses,
       default: {

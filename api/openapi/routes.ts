@@ -52,7 +52,7 @@ export function withApiReference(routes: RouteDefinition[]): RouteDefinition[] {
       method: 'GET',
       path: '/openapi.json',
       tag: 'Reference',
-  access: 'public',
+      access: 'public',
       summary: 'This API as an OpenAPI 3.1 document',
       responses: { 200: { description: 'The OpenAPI document' } },
       // Read at request time, after the document below exists.

@@ -6,12 +6,22 @@ import { dropTeamsCache } from '../teams/cache';
 import { recordTeamAudits } from '../../core/teams/store';
 import { bundleIdParams, bundleSchema, createBundleSchema, updateBundleSchema } from './schemas';
 import { UUID } from '../../core/ids';
-import { deleteBundle, getBundle, insertBundle, isReservedRoleName, isUniqueViolation, listBundles, updateBundle } from '../../core/roles/store';
+import {
+  deleteBundle,
+  getBundle,
+  insertBundle,
+  isReservedRoleName,
+  isUniqueViolation,
+  listBundles,
+  updateBundle,
+} from '../../core/roles/store';
 
 /** 400 for a uuid-shaped name, which would read as a bundle id. */
 function checkNameShape(name: string | undefined): void {
   if (name !== undefined && UUID.test(name)) {
-    throw invalid('A role bundle name must not look like a uuid', [{ field: 'body.name', message: 'looks like a uuid' }]);
+    throw invalid('A role bundle name must not look like a uuid', [
+      { field: 'body.name', message: 'looks like a uuid' },
+    ]);
   }
 }
 
@@ -21,7 +31,12 @@ const nameTaken = (name: string) => `A role bundle named "${name}" already exist
  * A 409 refusal (audited as a failure of `event`) when `name` is a built-in role's or another
  * bundle's name.
  */
-async function requireFreeName(db: Knex, name: string | undefined, event: AuditEvent, exceptId?: string): Promise<void> {
+async function requireFreeName(
+  db: Knex,
+  name: string | undefined,
+  event: AuditEvent,
+  exceptId?: string,
+): Promise<void> {
   if (name === undefined) return;
   if (isReservedRoleName(name)) throw new RefusedAction(conflict(`"${name}" is a built-in role name`), event);
   const taken = await db('role_bundles')
@@ -38,7 +53,12 @@ export const bundleRoutes = [
     tag: 'Roles',
     access: 'admin:read',
     summary: "The tenant's role bundles (custom roles)",
-    responses: { 200: { description: '`{bundles}`', schema: { type: 'object', properties: { bundles: { type: 'array', items: bundleSchema } } } } },
+    responses: {
+      200: {
+        description: '`{bundles}`',
+        schema: { type: 'object', properties: { bundles: { type: 'array', items: bundleSchema } } },
+      },
+    },
     handler: async ({ db }) => ({ bundles: await listBundles(db) }),
   }),
   defineRoute({
@@ -51,12 +71,21 @@ export const bundleRoutes = [
     responses: { 201: { description: 'The bundle', schema: bundleSchema } },
     handler: async ({ db, auth, body }) => {
       checkNameShape(body.name);
-      const event = { eventType: 'role_bundle.created', action: 'create', targetType: 'role_bundle', metadata: { name: body.name, permissions: body.permissions } };
+      const event = {
+        eventType: 'role_bundle.created',
+        action: 'create',
+        targetType: 'role_bundle',
+        metadata: { name: body.name, permissions: body.permissions },
+      };
       await requireFreeName(db, body.name, event);
       // Null when a concurrent request took the name since the check.
       const bundle = await insertBundle(db, auth.tenantId, body);
       if (!bundle) throw new RefusedAction(conflict(nameTaken(body.name)), event);
-      await recordAudit(db, auth, { ...event, targetId: bundle.id, metadata: { name: bundle.name, permissions: bundle.permissions } });
+      await recordAudit(db, auth, {
+        ...event,
+        targetId: bundle.id,
+        metadata: { name: bundle.name, permissions: bundle.permissions },
+      });
       return bundle;
     },
   }),
@@ -86,14 +115,23 @@ export const bundleRoutes = [
     handler: async ({ db, auth, params, body }) => {
       if (!(await getBundle(db, params.bundleId))) throw notFound('Role bundle');
       checkNameShape(body.name);
-      const event = { eventType: 'role_bundle.updated', action: 'update', targetType: 'role_bundle', targetId: params.bundleId, metadata: { fields: Object.keys(body) } };
+      const event = {
+        eventType: 'role_bundle.updated',
+        action: 'update',
+        targetType: 'role_bundle',
+        targetId: params.bundleId,
+        metadata: { fields: Object.keys(body) },
+      };
       await requireFreeName(db, body.name, event, params.bundleId);
       const bundle = await updateBundle(db, params.bundleId, body).catch((err) => {
         // A concurrent request took the name between the check and the update.
         throw isUniqueViolation(err) ? new RefusedAction(conflict(nameTaken(body.name!)), event) : err;
       });
       if (!bundle) throw notFound('Role bundle');
-      await recordAudit(db, auth, { ...event, metadata: { ...event.metadata, name: bundle.name, permissions: bundle.permissions } });
+      await recordAudit(db, auth, {
+        ...event,
+        metadata: { ...event.metadata, name: bundle.name, permissions: bundle.permissions },
+      });
       return bundle;
     },
   }),
@@ -113,7 +151,12 @@ export const bundleRoutes = [
         action: 'delete',
         targetType: 'role_bundle',
         targetId: params.bundleId,
-        metadata: { name: removed.name, user_assignments: removed.users, team_assignments: removed.teamIds.length, group_assignments: removed.groups },
+        metadata: {
+          name: removed.name,
+          user_assignments: removed.users,
+          team_assignments: removed.teamIds.length,
+          group_assignments: removed.groups,
+        },
       });
       if (removed.teamIds.length) {
         await dropTeamsCache(deps.teamsCache, db, auth.tenantId);

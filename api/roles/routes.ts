@@ -3,7 +3,14 @@ import { ApiError, conflict, notFound } from '../../core/errors';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
 import { assignRoleSchema, rolesResponseSchema, roleViewSchema, unassignRoleQuery, userIdParams } from './schemas';
-import { assignUserRole, listRoles, resolveRole, roleChangeAudit, unassignUserRole, userExists } from '../../core/roles/store';
+import {
+  assignUserRole,
+  listRoles,
+  resolveRole,
+  roleChangeAudit,
+  unassignUserRole,
+  userExists,
+} from '../../core/roles/store';
 
 export const roleRoutes = [
   defineRoute({
@@ -26,7 +33,11 @@ export const roleRoutes = [
     responses: {
       201: {
         description: '`{user_id, role}`',
-        schema: { type: 'object', required: ['user_id', 'role'], properties: { user_id: { type: 'string' }, role: roleViewSchema } },
+        schema: {
+          type: 'object',
+          required: ['user_id', 'role'],
+          properties: { user_id: { type: 'string' }, role: roleViewSchema },
+        },
       },
     },
     handler: async ({ db, auth, params, body }) => {

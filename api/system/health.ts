@@ -61,14 +61,18 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
     timed(() => deps.db.raw('select 1'), SERVICE_TIMEOUT_MS),
     timed((signal) => deps.elastic.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
     timed(
-      (signal) => deps.temporal.connection.withAbortSignal(signal, () => deps.temporal.workflowService.getSystemInfo({})),
+      (signal) =>
+        deps.temporal.connection.withAbortSignal(signal, () => deps.temporal.workflowService.getSystemInfo({})),
       SERVICE_TIMEOUT_MS,
     ),
   ]);
   const pools = await Promise.all(
     WORKER_POOLS.map(async (pool): Promise<[WorkerPool, PoolHealth]> => {
       if (temporal.status === 'down') {
-        return [pool, { status: 'down', latency_ms: 0, task_queue: TASK_QUEUES[pool], error: 'temporal is unreachable' }];
+        return [
+          pool,
+          { status: 'down', latency_ms: 0, task_queue: TASK_QUEUES[pool], error: 'temporal is unreachable' },
+        ];
       }
       return [pool, await probePool(deps, pool)];
     }),

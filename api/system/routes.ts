@@ -8,7 +8,8 @@ export const systemRoutes = [
     path: '/system',
     tag: 'Admin',
     access: 'admin:read',
-    summary: 'Status of the database, Elasticsearch, Temporal (with the Web UI address, for platform operators) and each worker pool',
+    summary:
+      'Status of the database, Elasticsearch, Temporal (with the Web UI address, for platform operators) and each worker pool',
     responses: { 200: { description: 'Every check, up or down, with its latency', schema: systemHealthSchema } },
     handler: ({ deps, auth }) => checkSystem(deps, auth.operator),
   }),

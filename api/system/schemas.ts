@@ -41,7 +41,10 @@ export const systemHealthSchema = {
           required: ['status', 'latency_ms'],
           properties: {
             ...serviceHealthProperties,
-            ui_url: { type: 'string', description: "Temporal Web UI: for platform operators only (it shows every tenant's runs)" },
+            ui_url: {
+              type: 'string',
+              description: "Temporal Web UI: for platform operators only (it shows every tenant's runs)",
+            },
           },
           additionalProperties: false,
         },

@@ -7,7 +7,14 @@ import { assignedRoles } from '../../core/roles/store';
 import { teamChanged, teamWriteRefused } from './changes';
 import { listMappings, listMembers } from '../../core/teams/membersStore';
 import { teamSubresourceRoutes } from './subresourceRoutes';
-import { createTeamSchema, teamIdParams, teamListItemSchema, teamRefParams, teamSchema, updateTeamSchema } from './schemas';
+import {
+  createTeamSchema,
+  teamIdParams,
+  teamListItemSchema,
+  teamRefParams,
+  teamSchema,
+  updateTeamSchema,
+} from './schemas';
 import {
   deleteTeam,
   getTeam,
@@ -47,7 +54,8 @@ export const teamRoutes = [
     path: '/teams',
     tag: 'Teams',
     access: 'authenticated',
-    summary: 'List teams with member counts. Without limit or cursor: every team. Cached per tenant for up to 3 minutes; any team write drops it',
+    summary:
+      'List teams with member counts. Without limit or cursor: every team. Cached per tenant for up to 3 minutes; any team write drops it',
     query: {
       type: 'object',
       // No default limit: one description of /teams returns every team.
@@ -61,7 +69,10 @@ export const teamRoutes = [
         return { teams: all, page: { limit: all.length, total: all.length, nextCursor: null, prevCursor: null } };
       }
       const window = { limit: query.limit ?? 20, offset: parseOffsetCursor(query.cursor) };
-      return { teams: all.slice(window.offset, window.offset + window.limit), page: cursorPageMeta(window, all.length) };
+      return {
+        teams: all.slice(window.offset, window.offset + window.limit),
+        page: cursorPageMeta(window, all.length),
+      };
     },
   }),
   defineRoute({
@@ -70,9 +81,12 @@ export const teamRoutes = [
     tag: 'Teams',
     // Members carry emails (personal data): the same scope as the user directory.
     access: 'catalog:read',
-    summary: 'A team by id or slug, with its members, group mappings, roles and, for admin:read holders, its recent audit entries',
+    summary:
+      'A team by id or slug, with its members, group mappings, roles and, for admin:read holders, its recent audit entries',
     params: teamRefParams,
-    responses: { 200: { description: '`{team, members, group_mappings, roles, audit_log}` (`audit_log` only with admin:read)' } },
+    responses: {
+      200: { description: '`{team, members, group_mappings, roles, audit_log}` (`audit_log` only with admin:read)' },
+    },
     handler: async ({ db, auth, params }) => {
       const team = await getTeamByIdOrSlug(db, params.id_or_slug);
       if (!team) throw notFound('Team');
@@ -110,14 +124,19 @@ export const teamRoutes = [
     handler: async ({ db, auth, deps, body }) => {
       const slug = body.slug ?? slugify(body.name);
       if (!isUsableSlug(slug)) {
-        throw invalid(body.slug ? 'slug must not look like a uuid' : 'No slug can be derived from this name; send a slug', [
-          { field: 'body.slug', message: 'is not usable' },
-        ]);
+        throw invalid(
+          body.slug ? 'slug must not look like a uuid' : 'No slug can be derived from this name; send a slug',
+          [{ field: 'body.slug', message: 'is not usable' }],
+        );
       }
       if (body.parent_id) await requireParent(db, body.parent_id);
       const event = { eventType: 'team.created', action: 'create', metadata: { slug, name: body.name } };
       const team = await insertTeam(db, auth.tenantId, { ...body, slug });
-      if (!team) throw new RefusedAction(conflict(`A team with slug "${slug}" already exists`), { ...event, targetType: 'team' });
+      if (!team)
+        throw new RefusedAction(conflict(`A team with slug "${slug}" already exists`), {
+          ...event,
+          targetType: 'team',
+        });
       await teamChanged(deps, db, auth, team.id, event);
       return team;
     },
@@ -141,7 +160,8 @@ export const teamRoutes = [
     path: '/admin/teams/{id}',
     tag: 'Teams',
     access: 'admin:write',
-    summary: 'Update a team (partial). A new parent must be a team of this tenant and must not make the team its own ancestor',
+    summary:
+      'Update a team (partial). A new parent must be a team of this tenant and must not make the team its own ancestor',
     params: teamIdParams,
     body: updateTeamSchema,
     responses: { 200: { description: 'The team', schema: teamSchema } },
@@ -149,11 +169,16 @@ export const teamRoutes = [
       if (!(await getTeam(db, params.id))) throw notFound('Team');
       const event = { eventType: 'team.updated', action: 'update', metadata: { fields: Object.keys(body) } };
       if (body.parent_id) {
-        if (body.parent_id === params.id) throw teamWriteRefused(params.id, event, conflict('A team cannot be its own parent'));
+        if (body.parent_id === params.id)
+          throw teamWriteRefused(params.id, event, conflict('A team cannot be its own parent'));
         await lockHierarchy(db, auth.tenantId);
         await requireParent(db, body.parent_id);
         if (await wouldCreateCycle(db, params.id, body.parent_id)) {
-          throw teamWriteRefused(params.id, event, conflict('parent_id would make this team its own ancestor (the parent is one of its descendants)'));
+          throw teamWriteRefused(
+            params.id,
+            event,
+            conflict('parent_id would make this team its own ancestor (the parent is one of its descendants)'),
+          );
         }
       }
       const team = await updateTeam(db, params.id, body);
@@ -173,7 +198,11 @@ export const teamRoutes = [
     handler: async ({ db, auth, deps, params }) => {
       const team = await deleteTeam(db, params.id);
       if (!team) throw notFound('Team');
-      await teamChanged(deps, db, auth, team.id, { eventType: 'team.deleted', action: 'delete', metadata: { slug: team.slug, name: team.name } });
+      await teamChanged(deps, db, auth, team.id, {
+        eventType: 'team.deleted',
+        action: 'delete',
+        metadata: { slug: team.slug, name: team.name },
+      });
     },
   }),
   ...teamSubresourceRoutes,

@@ -106,6 +106,18 @@ export const teamRefParams = {
   required: ['id_or_slug'],
   properties: { id_or_slug: { type: 'string', minLength: 1, maxLength: 100 } },
 } as const;
-export const memberParams = { type: 'object', required: ['id', 'memberId'], properties: { id: uuid, memberId: uuid } } as const;
-export const mappingParams = { type: 'object', required: ['id', 'mappingId'], properties: { id: uuid, mappingId: uuid } } as const;
-export const teamRoleParams = { type: 'object', required: ['id', 'roleId'], properties: { id: uuid, roleId: roleRef } } as const;
+export const memberParams = {
+  type: 'object',
+  required: ['id', 'memberId'],
+  properties: { id: uuid, memberId: uuid },
+} as const;
+export const mappingParams = {
+  type: 'object',
+  required: ['id', 'mappingId'],
+  properties: { id: uuid, mappingId: uuid },
+} as const;
+export const teamRoleParams = {
+  type: 'object',
+  required: ['id', 'roleId'],
+  properties: { id: uuid, roleId: roleRef },
+} as const;

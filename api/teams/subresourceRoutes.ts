@@ -3,7 +3,17 @@ import { defineRoute } from '../http/route';
 import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
 import { assignedRoles, resolveRole } from '../../core/roles/store';
 import { requireTeam, teamChanged, teamWriteRefused } from './changes';
-import { addMapping, addMember, addTeamRole, findUser, listMappings, listMembers, removeMapping, removeMember, removeTeamRole } from '../../core/teams/membersStore';
+import {
+  addMapping,
+  addMember,
+  addTeamRole,
+  findUser,
+  listMappings,
+  listMembers,
+  removeMapping,
+  removeMember,
+  removeTeamRole,
+} from '../../core/teams/membersStore';
 import {
   addMappingSchema,
   addMemberSchema,
@@ -27,7 +37,12 @@ export const teamSubresourceRoutes = [
     access: 'admin:read',
     summary: "A team's members",
     params: teamIdParams,
-    responses: { 200: { description: '`{members}`', schema: { type: 'object', properties: { members: { type: 'array', items: teamMemberSchema } } } } },
+    responses: {
+      200: {
+        description: '`{members}`',
+        schema: { type: 'object', properties: { members: { type: 'array', items: teamMemberSchema } } },
+      },
+    },
     handler: async ({ db, params }) => {
       await requireTeam(db, params.id);
       return { members: await listMembers(db, params.id) };
@@ -46,7 +61,11 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const user = await findUser(db, body.user_id);
       if (!user) throw notFound('User');
-      const event = { eventType: 'team.member_added', action: 'add_member', metadata: { user_id: user.id, email: user.email, role: body.role } };
+      const event = {
+        eventType: 'team.member_added',
+        action: 'add_member',
+        metadata: { user_id: user.id, email: user.email, role: body.role },
+      };
       if (!(await addMember(db, auth.tenantId, params.id, user.id, body.role))) {
         throw teamWriteRefused(params.id, event, conflict('The user is already a member of this team'));
       }
@@ -65,7 +84,11 @@ export const teamSubresourceRoutes = [
     handler: async ({ db, auth, deps, params }) => {
       await requireTeam(db, params.id);
       if (!(await removeMember(db, params.id, params.memberId))) throw notFound('Team member');
-      await teamChanged(deps, db, auth, params.id, { eventType: 'team.member_removed', action: 'remove_member', metadata: { user_id: params.memberId } });
+      await teamChanged(deps, db, auth, params.id, {
+        eventType: 'team.member_removed',
+        action: 'remove_member',
+        metadata: { user_id: params.memberId },
+      });
     },
   }),
   defineRoute({
@@ -75,7 +98,12 @@ export const teamSubresourceRoutes = [
     access: 'admin:read',
     summary: "A team's identity-provider group mappings (members of a mapped group count as team members)",
     params: teamIdParams,
-    responses: { 200: { description: '`{mappings}`', schema: { type: 'object', properties: { mappings: { type: 'array', items: groupMappingSchema } } } } },
+    responses: {
+      200: {
+        description: '`{mappings}`',
+        schema: { type: 'object', properties: { mappings: { type: 'array', items: groupMappingSchema } } },
+      },
+    },
     handler: async ({ db, params }) => {
       await requireTeam(db, params.id);
       return { mappings: await listMappings(db, params.id) };
@@ -101,7 +129,11 @@ export const teamSubresourceRoutes = [
           conflict(`Group "${body.group_name}" of ${body.provider} is already mapped to this team`),
         );
       }
-      await teamChanged(deps, db, auth, params.id, { eventType: 'team.mapping_added', action: 'add_mapping', metadata: { ...mapping } });
+      await teamChanged(deps, db, auth, params.id, {
+        eventType: 'team.mapping_added',
+        action: 'add_mapping',
+        metadata: { ...mapping },
+      });
       return mapping;
     },
   }),
@@ -117,7 +149,11 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const mapping = await removeMapping(db, params.id, params.mappingId);
       if (!mapping) throw notFound('Group mapping');
-      await teamChanged(deps, db, auth, params.id, { eventType: 'team.mapping_removed', action: 'remove_mapping', metadata: { ...mapping } });
+      await teamChanged(deps, db, auth, params.id, {
+        eventType: 'team.mapping_removed',
+        action: 'remove_mapping',
+        metadata: { ...mapping },
+      });
     },
   }),
   defineRoute({
@@ -146,7 +182,11 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const role = await resolveRole(db, body.role_id);
       if (!role) throw notFound('Role');
-      const event = { eventType: 'team.role_assigned', action: 'assign_role', metadata: { role: role.id, role_name: role.name } };
+      const event = {
+        eventType: 'team.role_assigned',
+        action: 'assign_role',
+        metadata: { role: role.id, role_name: role.name },
+      };
       if (!(await addTeamRole(db, auth.tenantId, params.id, role.id))) {
         throw teamWriteRefused(params.id, event, conflict(`The team already has role "${role.name}"`));
       }
@@ -166,8 +206,13 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const role = await resolveRole(db, params.roleId);
       if (!role) throw notFound('Role');
-      if (!(await removeTeamRole(db, params.id, role.id))) throw new ApiError('NOT_FOUND', `The team does not have role "${role.name}"`);
-      await teamChanged(deps, db, auth, params.id, { eventType: 'team.role_unassigned', action: 'unassign_role', metadata: { role: role.id, role_name: role.name } });
+      if (!(await removeTeamRole(db, params.id, role.id)))
+        throw new ApiError('NOT_FOUND', `The team does not have role "${role.name}"`);
+      await teamChanged(deps, db, auth, params.id, {
+        eventType: 'team.role_unassigned',
+        action: 'unassign_role',
+        metadata: { role: role.id, role_name: role.name },
+      });
     },
   }),
 ];

@@ -10,12 +10,16 @@ import { payloadsSchema, type JsonPayload } from './schemas';
 // so the X-Namespace header the clients send is not needed.
 
 const fromJson = ({ metadata, data }: JsonPayload): Payload => ({
-  metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value as string, 'base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value as string, 'base64')]),
+  ),
   data: Buffer.from(data ?? '', 'base64'),
 });
 
 const toJson = ({ metadata, data }: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+  ),
   data: Buffer.from(data ?? []).toString('base64'),
 });
 
@@ -42,7 +46,9 @@ export const temporalCodecRoutes = (Object.keys(DIRECTIONS) as (keyof typeof DIR
             return toJson(converted);
           } catch (err) {
             if (!(err instanceof SealedDataError)) throw err;
-            throw invalid(`Cannot ${direction} payload ${index}`, [{ field: `body.payloads.${index}`, message: err.message }]);
+            throw invalid(`Cannot ${direction} payload ${index}`, [
+              { field: `body.payloads.${index}`, message: err.message },
+            ]);
           }
         }),
       );

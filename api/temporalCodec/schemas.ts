@@ -8,7 +8,12 @@ const BASE64 = { type: 'string', pattern: '^[A-Za-z0-9+/_-]*={0,2}$', descriptio
 export const payloadSchema = {
   type: 'object',
   properties: {
-    metadata: { type: 'object', additionalProperties: BASE64, maxProperties: 64, description: 'e.g. `encoding`, `encryption-key-id`' },
+    metadata: {
+      type: 'object',
+      additionalProperties: BASE64,
+      maxProperties: 64,
+      description: 'e.g. `encoding`, `encryption-key-id`',
+    },
     data: BASE64,
   },
   additionalProperties: false,

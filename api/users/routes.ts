@@ -2,7 +2,14 @@ import { rolesOfUser } from '../../core/auth/store';
 import { notFound } from '../../core/errors';
 import { idpFirstMaxWindow, idpPageMeta, idpPageWindow, offsetCursor, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { adminUserListQuery, adminUserListSchema, userDetailSchema, userIdParams, userListQuery, userListSchema } from './schemas';
+import {
+  adminUserListQuery,
+  adminUserListSchema,
+  userDetailSchema,
+  userIdParams,
+  userListQuery,
+  userListSchema,
+} from './schemas';
 import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin } from '../../core/users/store';
 
 export const userRoutes = [
@@ -39,7 +46,8 @@ export const userRoutes = [
     path: '/users/{id}',
     tag: 'Users',
     access: 'catalog:read',
-    summary: "A user with their teams, identity-provider groups (as of their latest sign-in) and roles (direct, through teams and through groups)",
+    summary:
+      'A user with their teams, identity-provider groups (as of their latest sign-in) and roles (direct, through teams and through groups)',
     params: userIdParams,
     responses: { 200: { description: 'UserDetail', schema: userDetailSchema } },
     handler: async ({ db, auth, params }) => {

@@ -24,9 +24,14 @@ export const userDetailSchema = {
     teams: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Slugs of the teams the user belongs to: as a member, or through an identity-provider group mapped to the team',
+      description:
+        'Slugs of the teams the user belongs to: as a member, or through an identity-provider group mapped to the team',
     },
-    groups: { type: 'array', items: { type: 'string' }, description: "The identity-provider groups of the user's latest sign-in" },
+    groups: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "The identity-provider groups of the user's latest sign-in",
+    },
     roles: {
       type: 'array',
       items: { type: 'string' },
@@ -70,7 +75,11 @@ export const adminUserListSchema = {
         properties: {
           ...userSchema.properties,
           roles: { type: 'array', items: { type: 'string' }, description: 'Directly assigned role names' },
-          teams: { type: 'array', items: { type: 'string' }, description: 'Team slugs: as a member or through a mapped group' },
+          teams: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Team slugs: as a member or through a mapped group',
+          },
         },
       },
     },
@@ -98,4 +107,8 @@ export const adminUserListQuery = {
   additionalProperties: false,
 } as const;
 
-export const userIdParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } } as const;
+export const userIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', format: 'uuid' } },
+} as const;

@@ -37,7 +37,19 @@ export function toApiKey(row: ApiKeyRow) {
   };
 }
 
-const LISTED = ['id', 'user_id', 'created_by_key_id', 'name', 'description', 'prefix', 'scopes', 'last_used_at', 'expires_at', 'created_at', 'revoked_at'];
+const LISTED = [
+  'id',
+  'user_id',
+  'created_by_key_id',
+  'name',
+  'description',
+  'prefix',
+  'scopes',
+  'last_used_at',
+  'expires_at',
+  'created_at',
+  'revoked_at',
+];
 
 export async function listApiKeys(trx: Knex) {
   const rows: ApiKeyRow[] = await trx('api_keys').orderBy('created_at', 'desc').select(LISTED);

@@ -91,7 +91,11 @@ interface AuditRow {
 }
 
 /** Newest first. */
-export async function recentActivity(trx: Knex, limit: number, target?: { type: string; id: string }): Promise<ActivityItem[]> {
+export async function recentActivity(
+  trx: Knex,
+  limit: number,
+  target?: { type: string; id: string },
+): Promise<ActivityItem[]> {
   const rows = await trx('audit_log')
     .modify((q) => {
       if (target) q.where({ target_type: target.type, target_id: target.id });
@@ -101,7 +105,17 @@ export async function recentActivity(trx: Knex, limit: number, target?: { type: 
       { column: 'id', order: 'desc' },
     ])
     .limit(limit)
-    .select('event_type', 'actor', 'actor_type', 'action', 'status', 'error_message', 'target_type', 'target_id', 'created_at');
+    .select(
+      'event_type',
+      'actor',
+      'actor_type',
+      'action',
+      'status',
+      'error_message',
+      'target_type',
+      'target_id',
+      'created_at',
+    );
   return rows.map((row: AuditRow) => ({
     eventType: row.event_type,
     actor: row.actor,

@@ -65,7 +65,14 @@ export function expandScopes(granted: Iterable<string>): Set<Scope> {
 export const BUILT_IN_ROLES = {
   admin: {
     description: 'Everything, including tenant administration, users, roles and API keys',
-    permissions: ['catalog:admin', 'forge:admin', 'repositories:admin', 'k8s-agents:admin', 'operations:admin', 'admin:write'],
+    permissions: [
+      'catalog:admin',
+      'forge:admin',
+      'repositories:admin',
+      'k8s-agents:admin',
+      'operations:admin',
+      'admin:write',
+    ],
   },
   editor: {
     description: 'Create and change catalog, forge, repository and operations data; read agents',

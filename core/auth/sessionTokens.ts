@@ -27,7 +27,9 @@ const devKeyPath = (config: Config) => path.join(config.dataDir, 'auth', 'dev-si
  */
 async function devKeyPair(config: Config): Promise<{ privateKey: KeyLike; publicKey: KeyLike }> {
   const jwk: JWK = JSON.parse(
-    readOrCreateKeyFile(devKeyPath(config), () => JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }))),
+    readOrCreateKeyFile(devKeyPath(config), () =>
+      JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })),
+    ),
   );
   const { d: _secret, ...publicJwk } = jwk;
   return {
@@ -41,7 +43,9 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
   // A key the API generated itself is only for development: in production it would trust
   // whoever can read the data folder (or run the CLI) to mint a token for any tenant.
   if (config.production && !jwksUrl && !publicKeyPem) {
-    throw new Error('NODE_ENV=production requires AUTH_JWKS_URL or AUTH_PUBLIC_KEY (the identity provider that signs session tokens)');
+    throw new Error(
+      'NODE_ENV=production requires AUTH_JWKS_URL or AUTH_PUBLIC_KEY (the identity provider that signs session tokens)',
+    );
   }
   const key = jwksUrl
     ? createRemoteJWKSet(new URL(jwksUrl))
@@ -51,7 +55,12 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
   return async (token) => {
     const { payload } = await jwtVerify(token, key as KeyLike, { issuer, audience });
     const { sub, email, email_verified, name, tenant_id: tenantId, groups, exp } = payload as Record<string, unknown>;
-    if (typeof sub !== 'string' || typeof email !== 'string' || typeof tenantId !== 'string' || typeof exp !== 'number') {
+    if (
+      typeof sub !== 'string' ||
+      typeof email !== 'string' ||
+      typeof tenantId !== 'string' ||
+      typeof exp !== 'number'
+    ) {
       throw new Error('session token lacks sub, email, tenant_id or exp');
     }
     return {
@@ -74,7 +83,13 @@ export async function signDevSessionToken(
 ): Promise<string> {
   const { privateKey } = await devKeyPair(config);
   // The CLI is the operator's own identity provider: it vouches for the email it is given.
-  return new SignJWT({ email: claims.email, email_verified: true, name: claims.name, tenant_id: claims.tenantId, groups: claims.groups })
+  return new SignJWT({
+    email: claims.email,
+    email_verified: true,
+    name: claims.name,
+    tenant_id: claims.tenantId,
+    groups: claims.groups,
+  })
     .setProtectedHeader({ alg: DEV_ALGORITHM })
     .setSubject(claims.subject)
     .setIssuer(config.auth.issuer)

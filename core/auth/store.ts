@@ -70,9 +70,18 @@ export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promi
     .first('id', 'email', 'name', 'idp_groups', 'last_login');
   if (!existing) {
     const onEmailTaken = trx('users')
-      .insert({ tenant_id: claims.tenantId, subject: claims.subject, email: claims.email, name: claims.name, idp_groups: groups, last_login: trx.fn.now() })
+      .insert({
+        tenant_id: claims.tenantId,
+        subject: claims.subject,
+        email: claims.email,
+        name: claims.name,
+        idp_groups: groups,
+        last_login: trx.fn.now(),
+      })
       .onConflict(['tenant_id', 'email']);
-    const [row] = await (claims.emailVerified ? onEmailTaken.merge(['subject', 'name', 'idp_groups', 'last_login']) : onEmailTaken.ignore()).returning('id');
+    const [row] = await (
+      claims.emailVerified ? onEmailTaken.merge(['subject', 'name', 'idp_groups', 'last_login']) : onEmailTaken.ignore()
+    ).returning('id');
     return row?.id;
   }
   const fresh =
@@ -85,7 +94,10 @@ export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promi
   await trx('users')
     .where({ id: existing.id })
     .update({
-      email: trx.raw('case when exists (select 1 from users o where o.email = ? and o.id <> users.id) then users.email else ? end', [claims.email, claims.email]),
+      email: trx.raw(
+        'case when exists (select 1 from users o where o.email = ? and o.id <> users.id) then users.email else ? end',
+        [claims.email, claims.email],
+      ),
       name: claims.name,
       idp_groups: groups,
       last_login: trx.fn.now(),
@@ -136,7 +148,10 @@ export async function rolesOfUser(trx: Knex, userId: string, groups: string[]): 
 
 /** Revokes every active token of a cluster: that agent fails on its very next request. */
 export function revokeAgentTokens(trx: Knex, clusterId: string): Promise<number> {
-  return trx('agent_tokens').where({ cluster_id: clusterId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+  return trx('agent_tokens')
+    .where({ cluster_id: clusterId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: trx.fn.now() });
 }
 
 /**

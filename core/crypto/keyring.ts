@@ -60,14 +60,18 @@ export class Keyring {
 
   open({ keyId, data }: Sealed, context: Uint8Array = NO_CONTEXT): Buffer {
     const key = this.keys.get(keyId);
-    if (!key) throw new SealedDataError(`sealed with key "${keyId}", which is not among the configured encryption keys`);
-    if (data.length < IV_BYTES + TAG_BYTES) throw new SealedDataError(`sealed data is too short (${data.length} bytes)`);
+    if (!key)
+      throw new SealedDataError(`sealed with key "${keyId}", which is not among the configured encryption keys`);
+    if (data.length < IV_BYTES + TAG_BYTES)
+      throw new SealedDataError(`sealed data is too short (${data.length} bytes)`);
     const decipher = createDecipheriv(ALGORITHM, key, data.subarray(0, IV_BYTES)).setAAD(context);
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     try {
       return Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
     } catch {
-      throw new SealedDataError(`sealed data does not open with key "${keyId}": it was altered or sealed for something else`);
+      throw new SealedDataError(
+        `sealed data does not open with key "${keyId}": it was altered or sealed for something else`,
+      );
     }
   }
 }
@@ -77,14 +81,18 @@ export class Keyring {
  * never by its key material, since the message ends up in logs.
  */
 export function parseEncryptionKeys(raw: string, source = 'SHIPYARD_ENCRYPTION_KEYS'): EncryptionKey[] {
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (!entries.length) throw new Error(`${source} holds no key`);
   const keys = entries.map((entry, index) => {
     const separator = entry.indexOf(':');
     const id = separator > 0 ? entry.slice(0, separator) : '';
     const encoded = entry.slice(separator + 1);
     const name = `${source} entry ${index + 1}${KEY_ID.test(id) ? ` ("${id}")` : ''}`;
-    if (!KEY_ID.test(id)) throw new Error(`${name} must be keyId:base64, the key id made of letters, digits, ".", "_" or "-" (at most 64)`);
+    if (!KEY_ID.test(id))
+      throw new Error(`${name} must be keyId:base64, the key id made of letters, digits, ".", "_" or "-" (at most 64)`);
     const key = Buffer.from(encoded, 'base64');
     if (!BASE64.test(encoded) || key.length !== KEY_BYTES) {
       throw new Error(`${name}: the key must be ${KEY_BYTES} bytes in base64 (e.g. from \`openssl rand -base64 32\`)`);
@@ -111,6 +119,9 @@ export function createKeyring(settings: KeyringSettings): Keyring {
     );
   }
   const file = path.join(settings.dataDir, 'crypto', 'dev-encryption-key');
-  const entry = readOrCreateKeyFile(file, () => `dev-${randomBytes(4).toString('hex')}:${randomBytes(KEY_BYTES).toString('base64')}`);
+  const entry = readOrCreateKeyFile(
+    file,
+    () => `dev-${randomBytes(4).toString('hex')}:${randomBytes(KEY_BYTES).toString('base64')}`,
+  );
   return new Keyring(parseEncryptionKeys(entry, file));
 }

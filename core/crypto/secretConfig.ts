@@ -7,19 +7,30 @@ import type { Keyring } from './keyring';
 export type ConfigObject = Record<string, unknown>;
 
 /** Key names that hold credentials, compared without case, `_` or `-`, and as suffixes (`access_token`). */
-const SECRET_SUFFIXES = ['token', 'secret', 'password', 'passphrase', 'apikey', 'privatekey', 'authorization', 'credentials'];
+const SECRET_SUFFIXES = [
+  'token',
+  'secret',
+  'password',
+  'passphrase',
+  'apikey',
+  'privatekey',
+  'authorization',
+  'credentials',
+];
 /** Key names that say where a request goes (`base_url`, `webhook_url`, `api_host`). */
 const ADDRESS_SUFFIXES = ['url', 'uri', 'host', 'endpoint'];
 
 const normalized = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
-const endsWithAny = (suffixes: string[]) => (key: string) => suffixes.some((suffix) => normalized(key).endsWith(suffix));
+const endsWithAny = (suffixes: string[]) => (key: string) =>
+  suffixes.some((suffix) => normalized(key).endsWith(suffix));
 
 export const isSecretKey = endsWithAny(SECRET_SUFFIXES);
 const isAddressKey = endsWithAny(ADDRESS_SUFFIXES);
 
 const SEALED = /^sealed:v1:([A-Za-z0-9._-]{1,64}):([A-Za-z0-9+/]+={0,2})$/;
 
-const isPlainObject = (value: unknown): value is ConfigObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is ConfigObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const childOf = (node: unknown, segment: string | number): unknown =>
   isPlainObject(node) || Array.isArray(node) ? (node as Record<string | number, unknown>)[segment] : undefined;
 
@@ -51,7 +62,8 @@ function addressesOf(value: unknown, path: Path = [], found = new Map<string, st
   if (!isPlainObject(value)) return found;
   for (const [key, item] of Object.entries(value)) {
     if (isSecretKey(key)) continue;
-    if (isAddressKey(key) && !isPlainObject(item) && !Array.isArray(item)) found.set([...path, key].join('.'), JSON.stringify(item));
+    if (isAddressKey(key) && !isPlainObject(item) && !Array.isArray(item))
+      found.set([...path, key].join('.'), JSON.stringify(item));
     else addressesOf(item, [...path, key], found);
   }
   return found;
@@ -72,7 +84,10 @@ export function maskSecrets(config: ConfigObject): { config: ConfigObject; secre
  * that held them, so a client can send back what it read (which never holds secrets) without
  * erasing credentials. `kept` names them.
  */
-export function keepOmittedSecrets(stored: ConfigObject, replacement: ConfigObject): { config: ConfigObject; kept: string[] } {
+export function keepOmittedSecrets(
+  stored: ConfigObject,
+  replacement: ConfigObject,
+): { config: ConfigObject; kept: string[] } {
   const config = structuredClone(replacement);
   const kept: string[] = [];
   for (const { path, value } of secretsOf(stored)) {

@@ -143,7 +143,12 @@ export function createEgressClient(allow: EgressAllowList, resolve: Resolve = sy
 
   async function follow(request: EgressRequest, signal: AbortSignal): Promise<EgressResponse> {
     const lowerCased = Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]);
-    const hop: Hop = { url: httpUrl(request.url), method: request.method, headers: Object.fromEntries(lowerCased), body: request.body };
+    const hop: Hop = {
+      url: httpUrl(request.url),
+      method: request.method,
+      headers: Object.fromEntries(lowerCased),
+      body: request.body,
+    };
     for (let redirects = 0; ; redirects += 1) {
       const response = await send(hop, await checkedAddresses(hop.url, signal), signal);
       const status = response.statusCode ?? 0;
@@ -151,12 +156,18 @@ export function createEgressClient(allow: EgressAllowList, resolve: Resolve = sy
       if (location === undefined) return { status, ...(await readCapped(response, request.maxBodyBytes)) };
       response.destroy();
       if (redirects === MAX_REDIRECTS) {
-        throw new EgressError('too-many-redirects', `${request.method} ${request.url} redirected more than ${MAX_REDIRECTS} times`);
+        throw new EgressError(
+          'too-many-redirects',
+          `${request.method} ${request.url} redirected more than ${MAX_REDIRECTS} times`,
+        );
       }
       const next = httpUrl(location, hop.url);
       if (next.origin !== hop.url.origin) hop.headers = without(hop.headers, CREDENTIAL_HEADERS);
       // As fetch does: a 303 becomes a GET (but HEAD), and so does a POST answered 301 or 302.
-      if ((status === 303 && hop.method !== 'GET' && hop.method !== 'HEAD') || ((status === 301 || status === 302) && hop.method === 'POST')) {
+      if (
+        (status === 303 && hop.method !== 'GET' && hop.method !== 'HEAD') ||
+        ((status === 301 || status === 302) && hop.method === 'POST')
+      ) {
         Object.assign(hop, { method: 'GET', body: undefined, headers: without(hop.headers, BODY_HEADERS) });
       }
       hop.url = next;
@@ -173,7 +184,8 @@ export function createEgressClient(allow: EgressAllowList, resolve: Resolve = sy
         if (request.signal?.aborted) throw request.signal.reason;
         if (err instanceof EgressError) throw err;
         const what = `${request.method} ${request.url}`;
-        if (timeout.aborted) throw new EgressError('timeout', `${what} timed out after ${request.timeoutMs / 1000} s`, { cause: err });
+        if (timeout.aborted)
+          throw new EgressError('timeout', `${what} timed out after ${request.timeoutMs / 1000} s`, { cause: err });
         throw new EgressError('network', `${what} failed: ${(err as Error).message}`, { cause: err });
       }
     },

@@ -11,7 +11,8 @@ export function parseHttpUrl(text: string, base?: URL): URL | undefined {
 }
 
 /** Why an address is not public. */
-export type AddressClass = 'loopback' | 'private' | 'link-local' | 'metadata' | 'multicast' | 'unspecified' | 'broadcast' | 'reserved';
+export type AddressClass =
+  'loopback' | 'private' | 'link-local' | 'metadata' | 'multicast' | 'unspecified' | 'broadcast' | 'reserved';
 
 const DESCRIPTION: Record<AddressClass, string> = {
   loopback: 'a loopback address',
@@ -41,7 +42,18 @@ const REFUSED_RANGES: [AddressClass, BlockList][] = [
   ['broadcast', blockListOf(['255.255.255.255/32'])],
   // 100.64/10 is carrier-grade NAT; fec0::/10 the deprecated site-local; 64:ff9b:1::/48 a
   // network's own NAT64 prefix, which translates to its private IPv4 space.
-  ['private', blockListOf(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7', 'fec0::/10', '64:ff9b:1::/48'])],
+  [
+    'private',
+    blockListOf([
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '100.64.0.0/10',
+      'fc00::/7',
+      'fec0::/10',
+      '64:ff9b:1::/48',
+    ]),
+  ],
   ['link-local', blockListOf(['169.254.0.0/16', 'fe80::/10'])],
   ['multicast', blockListOf(['224.0.0.0/4', 'ff00::/8'])],
   // Protocol assignments, documentation, benchmarking, the old 6to4 relay, class E; IPv6's
@@ -84,7 +96,8 @@ const ipv4Of = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8,
  */
 function embeddedIpv4(words: number[]): string | undefined {
   if (words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff) return ipv4Of(words[6], words[7]);
-  if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((word) => word === 0)) return ipv4Of(words[6], words[7]);
+  if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((word) => word === 0))
+    return ipv4Of(words[6], words[7]);
   if (words[0] === 0x2002) return ipv4Of(words[1], words[2]);
   return undefined;
 }
@@ -97,7 +110,9 @@ export function canonicalAddress(address: string): string {
   const bare = address.replace(/%.*$/, '');
   if (isIP(bare) !== 6) return bare;
   const words = ipv6Words(bare);
-  return words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff ? ipv4Of(words[6], words[7]) : bare.toLowerCase();
+  return words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff
+    ? ipv4Of(words[6], words[7])
+    : bare.toLowerCase();
 }
 
 /** Why `address` is not public, or undefined for a public address. IPv6 forms of IPv4 addresses count as those. */
@@ -127,7 +142,9 @@ export interface EgressAllowList {
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 const notAnEntry = (entry: string) =>
-  new Error(`SHIPYARD_EGRESS_ALLOW: "${entry}" is not a host name, IP address or CIDR range (each optionally with :port)`);
+  new Error(
+    `SHIPYARD_EGRESS_ALLOW: "${entry}" is not a host name, IP address or CIDR range (each optionally with :port)`,
+  );
 
 /** `127.0.0.77`, `10.0.0.0/8`, `fc00::/7` or `ci.internal` (a port already split off) → what it allows. */
 function allowedTarget(text: string, entry: string): Pick<AllowEntry, 'host' | 'addresses'> {
@@ -137,7 +154,9 @@ function allowedTarget(text: string, entry: string): Pick<AllowEntry, 'host' | '
     const bits = Number(prefix);
     const most = family === 6 ? 128 : 32;
     if (!family || extra !== undefined || !/^\d+$/.test(prefix) || bits > most) {
-      throw new Error(`SHIPYARD_EGRESS_ALLOW: "${entry}" is not a CIDR range (an address, "/" and a prefix length up to ${most})`);
+      throw new Error(
+        `SHIPYARD_EGRESS_ALLOW: "${entry}" is not a CIDR range (an address, "/" and a prefix length up to ${most})`,
+      );
     }
     const addresses = new BlockList();
     addresses.addSubnet(address, bits, family === 6 ? 'ipv6' : 'ipv4');
@@ -158,7 +177,8 @@ function allowedTarget(text: string, entry: string): Pick<AllowEntry, 'host' | '
 function portOf(text: string, entry: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text)) throw notAnEntry(entry);
-  if (port < 1 || port > 65535) throw new Error(`SHIPYARD_EGRESS_ALLOW: "${entry}" has an invalid port ${text} (1-65535)`);
+  if (port < 1 || port > 65535)
+    throw new Error(`SHIPYARD_EGRESS_ALLOW: "${entry}" has an invalid port ${text} (1-65535)`);
   return port;
 }
 
@@ -175,7 +195,9 @@ export function parseEgressAllow(entries: readonly string[]): EgressAllowList {
       if (bracketed) {
         const [inside, port] = [bracketed[1], bracketed[2]];
         if (isIP(inside.split('/')[0]) !== 6) {
-          throw new Error(`SHIPYARD_EGRESS_ALLOW: "${entry}" has brackets around something that is not an IPv6 address`);
+          throw new Error(
+            `SHIPYARD_EGRESS_ALLOW: "${entry}" has brackets around something that is not an IPv6 address`,
+          );
         }
         return { ...allowedTarget(inside, entry), ...(port !== undefined && { port: portOf(port, entry) }) };
       }
@@ -201,7 +223,9 @@ function isAllowed(allow: EgressAllowList, { host, port, address }: Destination)
   const ip = canonicalAddress(address);
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
   return allow.entries.some(
-    (entry) => (entry.port === undefined || entry.port === port) && (entry.host === name || entry.addresses?.check(ip, family) === true),
+    (entry) =>
+      (entry.port === undefined || entry.port === port) &&
+      (entry.host === name || entry.addresses?.check(ip, family) === true),
   );
 }
 

@@ -32,5 +32,7 @@ export function decisionConflict(kind: DecisionKind, state: RunDecisionState): s
   if (kind === 'cancel') return null;
   if (state.awaitingPosition === null) return `${refusal}: no step is waiting for approval yet`;
   const taken = state.decisions.find((d) => d.step_position === state.awaitingPosition);
-  return taken ? `${refusal}: step ${state.awaitingPosition} was already ${PAST[taken.decision]} by ${taken.actor}` : null;
+  return taken
+    ? `${refusal}: step ${state.awaitingPosition} was already ${PAST[taken.decision]} by ${taken.actor}`
+    : null;
 }

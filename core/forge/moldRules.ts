@@ -34,7 +34,9 @@ function valueProblem(p: MoldParameter, value: unknown): string | null {
 
 /** An api-call's URL is absolute http(s), or begins with a parameter that supplies it. */
 function urlProblem(url: string): string | null {
-  return startsWithReference(url) || parseHttpUrl(url) ? null : 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
+  return startsWithReference(url) || parseHttpUrl(url)
+    ? null
+    : 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
 }
 
 /**
@@ -66,7 +68,11 @@ function actionProblems(action: MoldAction, index: number, parameterNames: Set<s
     if (problem) problems.push({ field: `${field}.url`, message: problem });
   }
   for (const { path, name } of parameterReferences(config)) {
-    if (!parameterNames.has(name)) problems.push({ field: `${field}${path}`, message: `refers to "${name}", which is not a parameter of this mold` });
+    if (!parameterNames.has(name))
+      problems.push({
+        field: `${field}${path}`,
+        message: `refers to "${name}", which is not a parameter of this mold`,
+      });
   }
   return problems;
 }
@@ -82,7 +88,10 @@ function scriptVariableClashes(names: string[]): ErrorDetail[] {
   }));
 }
 
-export function moldProblems(mold: { parameters?: readonly MoldParameter[]; actions?: readonly MoldAction[] }): ErrorDetail[] {
+export function moldProblems(mold: {
+  parameters?: readonly MoldParameter[];
+  actions?: readonly MoldAction[];
+}): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const parameters = mold.parameters ?? [];
   for (const name of duplicates(parameters.map((p) => p.name))) {
@@ -90,8 +99,10 @@ export function moldProblems(mold: { parameters?: readonly MoldParameter[]; acti
   }
   parameters.forEach((p, i) => {
     const field = `body.parameters.${i}`;
-    if (isSelect(p) && !p.options?.length) problems.push({ field: `${field}.options`, message: `a ${p.type} parameter needs options` });
-    if (!isSelect(p) && p.options) problems.push({ field: `${field}.options`, message: `only select and multi-select parameters take options` });
+    if (isSelect(p) && !p.options?.length)
+      problems.push({ field: `${field}.options`, message: `a ${p.type} parameter needs options` });
+    if (!isSelect(p) && p.options)
+      problems.push({ field: `${field}.options`, message: `only select and multi-select parameters take options` });
     if (p.default !== undefined) {
       const problem = valueProblem(p, p.default);
       if (problem) problems.push({ field: `${field}.default`, message: `default ${problem}` });

@@ -35,13 +35,22 @@ export interface MoldFilter {
   published?: boolean;
 }
 
-export async function listMolds(trx: Knex, filter: MoldFilter, window: OffsetWindow): Promise<{ molds: Mold[]; total: number }> {
+export async function listMolds(
+  trx: Knex,
+  filter: MoldFilter,
+  window: OffsetWindow,
+): Promise<{ molds: Mold[]; total: number }> {
   const query = trx('molds').modify((q) => {
     if (filter.category !== undefined) q.where({ category: filter.category });
     if (filter.published !== undefined) q.where({ published: filter.published });
   });
   const [rows, [{ total }]] = await Promise.all([
-    query.clone().orderBy([{ column: 'slug' }]).limit(window.limit).offset(window.offset).select<MoldRow[]>('*'),
+    query
+      .clone()
+      .orderBy([{ column: 'slug' }])
+      .limit(window.limit)
+      .offset(window.offset)
+      .select<MoldRow[]>('*'),
     query.clone().count<{ total: string }[]>('* as total'),
   ]);
   return { molds: rows.map(toMold), total: Number(total) };
@@ -57,7 +66,12 @@ const jsonColumns = (fields: { parameters?: readonly unknown[]; actions?: readon
 });
 
 /** Returns undefined when the slug is already taken in this tenant. */
-export async function insertMold(trx: Knex, tenantId: string, createdBy: string, mold: CreateMoldRequest): Promise<Mold | undefined> {
+export async function insertMold(
+  trx: Knex,
+  tenantId: string,
+  createdBy: string,
+  mold: CreateMoldRequest,
+): Promise<Mold | undefined> {
   const [row] = await trx('molds')
     .insert({ ...mold, ...jsonColumns(mold), tenant_id: tenantId, created_by: createdBy })
     .onConflict(['tenant_id', 'slug'])
@@ -77,7 +91,10 @@ export async function updateMold(trx: Knex, slug: string, changes: UpdateMoldReq
 
 /** Publication is not a change of the mold's content, so the version stays. */
 export async function setPublished(trx: Knex, slug: string, published: boolean): Promise<Mold | undefined> {
-  const [row] = await trx('molds').where({ slug }).update({ published, updated_at: trx.fn.now() }).returning<MoldRow[]>('*');
+  const [row] = await trx('molds')
+    .where({ slug })
+    .update({ published, updated_at: trx.fn.now() })
+    .returning<MoldRow[]>('*');
   return row && toMold(row);
 }
 

@@ -39,11 +39,34 @@ function toRun(row: RunRow) {
   };
 }
 
-const RUN_COLUMNS = ['id', 'mold_slug', 'mold_version', 'parameters', 'status', 'error', 'started_by', 'workflow_id', 'created_at', 'started_at', 'finished_at'];
+const RUN_COLUMNS = [
+  'id',
+  'mold_slug',
+  'mold_version',
+  'parameters',
+  'status',
+  'error',
+  'started_by',
+  'workflow_id',
+  'created_at',
+  'started_at',
+  'finished_at',
+];
 
 export async function insertRun(
   trx: Knex,
-  run: { id: string; tenantId: string; moldId: string; moldSlug: string; moldVersion: number; moldSnapshot: unknown; parameters: Record<string, unknown>; startedBy: string; workflowId: string; steps: RunStepSpec[] },
+  run: {
+    id: string;
+    tenantId: string;
+    moldId: string;
+    moldSlug: string;
+    moldVersion: number;
+    moldSnapshot: unknown;
+    parameters: Record<string, unknown>;
+    startedBy: string;
+    workflowId: string;
+    steps: RunStepSpec[];
+  },
 ) {
   const [row] = await trx('runs')
     .insert({
@@ -60,7 +83,13 @@ export async function insertRun(
     .returning<RunRow[]>(RUN_COLUMNS);
   if (run.steps.length) {
     await trx('run_steps').insert(
-      run.steps.map((step) => ({ tenant_id: run.tenantId, run_id: run.id, position: step.position, name: step.name, type: step.type })),
+      run.steps.map((step) => ({
+        tenant_id: run.tenantId,
+        run_id: run.id,
+        position: step.position,
+        name: step.name,
+        type: step.type,
+      })),
     );
   }
   return toRun(row);
@@ -70,8 +99,14 @@ export async function findRun(trx: Knex, id: string) {
   const row = await trx('runs').where({ id }).first<RunRow>(RUN_COLUMNS);
   if (!row) return undefined;
   const [steps, decisions] = await Promise.all([
-    trx('run_steps').where({ run_id: id }).orderBy('position').select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
-    trx('run_decisions').where({ run_id: id }).orderBy('created_at').select('decision', 'step_position', 'actor', 'comment', 'created_at'),
+    trx('run_steps')
+      .where({ run_id: id })
+      .orderBy('position')
+      .select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
+    trx('run_decisions')
+      .where({ run_id: id })
+      .orderBy('created_at')
+      .select('decision', 'step_position', 'actor', 'comment', 'created_at'),
   ]);
   return {
     ...toRun(row),
@@ -86,7 +121,15 @@ export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: 
     if (filter.status) q.where({ status: filter.status });
   });
   const [rows, [{ total }]] = await Promise.all([
-    query.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(window.limit).offset(window.offset).select<RunRow[]>(RUN_COLUMNS),
+    query
+      .clone()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(window.limit)
+      .offset(window.offset)
+      .select<RunRow[]>(RUN_COLUMNS),
     query.clone().count<{ total: string }[]>('* as total'),
   ]);
   return { runs: rows.map(toRun), total: Number(total) };
@@ -102,7 +145,10 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first('status');
   if (!run) return 'not-visible';
   if (TERMINAL.includes(run.status)) return 'written';
-  if ((status === 'completed' || status === 'failed') && (await trx('run_decisions').where({ run_id: runId, decision: 'cancel' }).first('id'))) {
+  if (
+    (status === 'completed' || status === 'failed') &&
+    (await trx('run_decisions').where({ run_id: runId, decision: 'cancel' }).first('id'))
+  ) {
     return 'cancel-accepted';
   }
   await trx('runs')
@@ -121,7 +167,13 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
  * when a workflow task is retried, and a retry may see the action's result after the cancel
  * that already closed the step.
  */
-export async function markStep(trx: Knex, runId: string, position: number, status: StepStatus, extra: { error?: string; output?: unknown } = {}): Promise<void> {
+export async function markStep(
+  trx: Knex,
+  runId: string,
+  position: number,
+  status: StepStatus,
+  extra: { error?: string; output?: unknown } = {},
+): Promise<void> {
   await trx('run_steps')
     .where({ run_id: runId, position })
     .whereNotIn('status', TERMINAL)
@@ -163,17 +215,35 @@ export async function appendLogs(
   if (!lines.length) return;
   await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RUN_LOG_LOCK, runId]);
   const logged = options.once
-    ? new Set((await trx('run_logs').where({ run_id: runId }).whereIn('message', lines.map((line) => line.message)).pluck('message')) as string[])
+    ? new Set(
+        (await trx('run_logs')
+          .where({ run_id: runId })
+          .whereIn(
+            'message',
+            lines.map((line) => line.message),
+          )
+          .pluck('message')) as string[],
+      )
     : new Set<string>();
   const fresh = lines.filter((line) => !logged.has(line.message));
   if (!fresh.length) return;
   await trx('run_logs').insert(
-    fresh.map((line) => ({ tenant_id: tenantId, run_id: runId, step_position: line.position ?? null, level: line.level ?? 'info', message: line.message })),
+    fresh.map((line) => ({
+      tenant_id: tenantId,
+      run_id: runId,
+      step_position: line.position ?? null,
+      level: line.level ?? 'info',
+      message: line.message,
+    })),
   );
 }
 
 export async function listLogs(trx: Knex, runId: string, afterId = 0) {
-  const rows = await trx('run_logs').where({ run_id: runId }).andWhere('id', '>', afterId).orderBy('id').select('id', 'step_position', 'level', 'message', 'created_at');
+  const rows = await trx('run_logs')
+    .where({ run_id: runId })
+    .andWhere('id', '>', afterId)
+    .orderBy('id')
+    .select('id', 'step_position', 'level', 'message', 'created_at');
   return rows.map((r) => ({ ...r, id: Number(r.id), created_at: iso(r.created_at) }));
 }
 
@@ -183,7 +253,10 @@ export async function listLogs(trx: Knex, runId: string, afterId = 0) {
  * A no-key lock: it orders decisions and status writes, but lets the workflow keep inserting
  * log lines (their foreign key only needs a key-share lock on the run).
  */
-export async function lockRunForDecision(trx: Knex, runId: string): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
+export async function lockRunForDecision(
+  trx: Knex,
+  runId: string,
+): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
   const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first('status', 'workflow_id');
   if (!run) return undefined;
   const [awaiting, decisions] = await Promise.all([
@@ -199,7 +272,14 @@ export async function lockRunForDecision(trx: Knex, runId: string): Promise<(Run
  */
 export async function insertDecision(
   trx: Knex,
-  decision: { tenantId: string; runId: string; kind: DecisionKind; position: number | null; actor: string; comment?: string },
+  decision: {
+    tenantId: string;
+    runId: string;
+    kind: DecisionKind;
+    position: number | null;
+    actor: string;
+    comment?: string;
+  },
 ): Promise<boolean> {
   const inserted = await trx('run_decisions')
     .insert({
@@ -228,16 +308,21 @@ export async function runStats(trx: Knex) {
         trx.raw('count(*)::int as runs'),
         trx.raw("count(*) filter (where status = 'completed')::int as completed"),
         trx.raw("count(*) filter (where status = 'failed')::int as failed"),
-        trx.raw('avg(extract(epoch from finished_at - started_at)) filter (where finished_at is not null and started_at is not null) as mean_duration_seconds'),
+        trx.raw(
+          'avg(extract(epoch from finished_at - started_at)) filter (where finished_at is not null and started_at is not null) as mean_duration_seconds',
+        ),
       ),
   ]);
   const counts = Object.fromEntries(byStatus.map((row) => [row.status, Number(row.count)]));
-  const successRate = (completed: number, failed: number) => (completed + failed ? completed / (completed + failed) : null);
+  const successRate = (completed: number, failed: number) =>
+    completed + failed ? completed / (completed + failed) : null;
   const completed = counts.completed ?? 0;
   const failed = counts.failed ?? 0;
   return {
     total_runs: Object.values(counts).reduce((sum, n) => sum + n, 0),
-    by_status: Object.fromEntries(['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'].map((s) => [s, counts[s] ?? 0])),
+    by_status: Object.fromEntries(
+      ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'].map((s) => [s, counts[s] ?? 0]),
+    ),
     success_rate: successRate(completed, failed),
     by_mold: byMold.map((row) => ({
       mold_slug: row.mold_slug,
@@ -245,7 +330,8 @@ export async function runStats(trx: Knex) {
       completed: row.completed,
       failed: row.failed,
       success_rate: successRate(row.completed, row.failed),
-      mean_duration_seconds: row.mean_duration_seconds === null ? null : Number(Number(row.mean_duration_seconds).toFixed(3)),
+      mean_duration_seconds:
+        row.mean_duration_seconds === null ? null : Number(Number(row.mean_duration_seconds).toFixed(3)),
     })),
   };
 }

@@ -15,7 +15,11 @@ const LEADING = new RegExp(`^${REFERENCE}`);
  * to parameters a mold does not define. `escape`, when given, is applied to each value written
  * into text (e.g. encodeURIComponent for URL paths, so a value cannot add path segments).
  */
-export function renderTemplate(value: unknown, parameters: Record<string, unknown>, escape?: (text: string) => string): unknown {
+export function renderTemplate(
+  value: unknown,
+  parameters: Record<string, unknown>,
+  escape?: (text: string) => string,
+): unknown {
   if (typeof value === 'string') {
     const whole = escape ? null : WHOLE.exec(value);
     if (whole) return parameters[whole[1]] ?? '';
@@ -37,13 +41,13 @@ export function renderTemplate(value: unknown, parameters: Record<string, unknow
 export function parameterReferences(value: unknown, at = ''): { path: string; name: string }[] {
   if (typeof value === 'string') return [...value.matchAll(EXPRESSION)].map((match) => ({ path: at, name: match[1] }));
   if (Array.isArray(value)) return value.flatMap((item, i) => parameterReferences(item, `${at}.${i}`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => parameterReferences(v, `${at}.${k}`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => parameterReferences(v, `${at}.${k}`));
   return [];
 }
 
 /** Does `text` begin with a parameter reference (e.g. a URL that is entirely a parameter)? */
 export const startsWithReference = (text: string) => LEADING.test(text);
-
 
 /** The environment variable a parameter reaches a script as: `release-tag` → `PARAM_RELEASE_TAG`. */
 export const scriptVariable = (name: string) => `PARAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;

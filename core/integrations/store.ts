@@ -42,7 +42,12 @@ export function toIntegration(row: IntegrationRow) {
 export const openConfig = (keyring: Keyring, row: IntegrationRow) => openSecrets(keyring, row.config, row.tenant_id);
 
 export async function listIntegrations(trx: Knex): Promise<IntegrationRow[]> {
-  return trx('integrations').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select(COLUMNS);
+  return trx('integrations')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .select(COLUMNS);
 }
 
 export async function getIntegration(trx: Knex, id: string): Promise<IntegrationRow | undefined> {
@@ -57,7 +62,9 @@ export async function insertIntegration(
   integration: { name: string; type: IntegrationType; config: Record<string, unknown> },
 ): Promise<IntegrationRow> {
   const config = sealSecrets(keyring, integration.config, tenantId);
-  const [row] = await trx('integrations').insert({ tenant_id: tenantId, ...integration, config }).returning(COLUMNS);
+  const [row] = await trx('integrations')
+    .insert({ tenant_id: tenantId, ...integration, config })
+    .returning(COLUMNS);
   return row;
 }
 

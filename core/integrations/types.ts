@@ -1,6 +1,13 @@
 // The integrations' vocabulary, defined once for schemas, stores and the database's CHECK constraints.
 
-export const INTEGRATION_TYPES = ['vcs-host-a', 'vcs-host-b', 'incident-tool-a', 'incident-tool-b', 'monitoring-tool-a', 'custom'] as const;
+export const INTEGRATION_TYPES = [
+  'vcs-host-a',
+  'vcs-host-b',
+  'incident-tool-a',
+  'incident-tool-b',
+  'monitoring-tool-a',
+  'custom',
+] as const;
 export const INTEGRATION_STATUSES = ['active', 'inactive', 'error'] as const;
 
 export type IntegrationType = (typeof INTEGRATION_TYPES)[number];

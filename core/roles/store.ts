@@ -6,7 +6,6 @@ import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permiss
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
 // bundle's id. Requests may name a bundle instead; this module turns either into the key.
 
-
 export interface RoleView {
   id: string;
   name: string;
@@ -75,18 +74,30 @@ export async function listRoles(db: Knex): Promise<RoleView[]> {
 }
 
 /** The roles held through one assignment table, in one query (bundle details joined). */
-export async function assignedRoles(db: Knex, table: AssignmentTable, where: Record<string, string>): Promise<RoleView[]> {
-  const rows: { key: string; name: string | null; description: string | null; permissions: string[] | null }[] = await db(
-    `${table} as a`,
-  )
-    .joinRaw(`left join role_bundles b on b.id = ${uuidOrNullSql('a.role')}`)
-    .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
-    .orderBy('a.created_at')
-    .select('a.role as key', 'b.name', 'b.description', 'b.permissions');
+export async function assignedRoles(
+  db: Knex,
+  table: AssignmentTable,
+  where: Record<string, string>,
+): Promise<RoleView[]> {
+  const rows: { key: string; name: string | null; description: string | null; permissions: string[] | null }[] =
+    await db(`${table} as a`)
+      .joinRaw(`left join role_bundles b on b.id = ${uuidOrNullSql('a.role')}`)
+      .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
+      .orderBy('a.created_at')
+      .select('a.role as key', 'b.name', 'b.description', 'b.permissions');
   return rows.flatMap((row) => {
     if (isBuiltInRole(row.key)) return [builtInView(row.key)];
     // A key that is neither built-in nor a bundle cannot be assigned; skip rather than fail.
-    return row.name === null ? [] : [bundleView({ id: row.key, name: row.name, description: row.description ?? '', permissions: row.permissions ?? [] })];
+    return row.name === null
+      ? []
+      : [
+          bundleView({
+            id: row.key,
+            name: row.name,
+            description: row.description ?? '',
+            permissions: row.permissions ?? [],
+          }),
+        ];
   });
 }
 
@@ -109,7 +120,12 @@ export async function insertBundle(
   bundle: { name: string; description?: string; permissions: readonly string[] },
 ) {
   const [row]: BundleRow[] = await db('role_bundles')
-    .insert({ tenant_id: tenantId, name: bundle.name, description: bundle.description ?? '', permissions: [...bundle.permissions] })
+    .insert({
+      tenant_id: tenantId,
+      name: bundle.name,
+      description: bundle.description ?? '',
+      permissions: [...bundle.permissions],
+    })
     .onConflict(['tenant_id', 'name'])
     .ignore()
     .returning(BUNDLE_COLUMNS);
@@ -152,7 +168,8 @@ export async function deleteBundle(db: Knex, id: string) {
 
 // ------------------------------------------------------------------ direct user assignments
 
-export const userExists = async (db: Knex, userId: string) => Boolean(await db('users').where({ id: userId }).first('id'));
+export const userExists = async (db: Knex, userId: string) =>
+  Boolean(await db('users').where({ id: userId }).first('id'));
 
 /** false when the user already holds the role directly. */
 export async function assignUserRole(db: Knex, tenantId: string, userId: string, key: string): Promise<boolean> {
@@ -169,7 +186,11 @@ export async function unassignUserRole(db: Knex, userId: string, key: string): P
 }
 
 /** The audit entry of a role given to (or taken from) a user directly or a group. */
-export const roleChangeAudit = (holder: { type: 'user' | 'group'; id: string }, role: RoleView, change: 'assigned' | 'unassigned'): AuditEvent => ({
+export const roleChangeAudit = (
+  holder: { type: 'user' | 'group'; id: string },
+  role: RoleView,
+  change: 'assigned' | 'unassigned',
+): AuditEvent => ({
   eventType: `${holder.type === 'user' ? 'role' : 'group_role'}.${change}`,
   action: change === 'assigned' ? 'assign' : 'unassign',
   targetType: holder.type,

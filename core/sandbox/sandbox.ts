@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { exitProblem, SANDBOX_PATH, SCRIPT_FD, sandboxCommand, WORK_DIR, type SandboxExit, type SandboxLimits } from './bubblewrap';
+import {
+  exitProblem,
+  SANDBOX_PATH,
+  SCRIPT_FD,
+  sandboxCommand,
+  WORK_DIR,
+  type SandboxExit,
+  type SandboxLimits,
+} from './bubblewrap';
 import { UidPool } from './uidPool';
 
 // Runs scripts in the sandbox that ./bubblewrap.ts describes: one per call, each under a host
@@ -42,7 +50,10 @@ const PROBE_TIMEOUT_SECONDS = 10;
  * `bwrap` is the bubblewrap binary to use (a name on the sandbox's PATH, or a path); `warn`
  * hears, once, about a limit this process cannot apply.
  */
-export function createSandbox(settings: SandboxSettings, options: { bwrap?: string; warn?: (message: string) => void } = {}): Sandbox {
+export function createSandbox(
+  settings: SandboxSettings,
+  options: { bwrap?: string; warn?: (message: string) => void } = {},
+): Sandbox {
   const bwrap = options.bwrap ?? 'bwrap';
   // Root can give every run an unprivileged uid of its own. Any other user can only run
   // scripts as itself, where RLIMIT_NPROC would count its own threads too: left off.
@@ -50,7 +61,12 @@ export function createSandbox(settings: SandboxSettings, options: { bwrap?: stri
   let probed: Promise<void> | undefined;
 
   function start(spec: SandboxRun): Promise<SandboxResult> {
-    const argv = sandboxCommand({ bwrap, timeoutSeconds: spec.timeoutSeconds, limits: settings, limitProcesses: uids !== undefined });
+    const argv = sandboxCommand({
+      bwrap,
+      timeoutSeconds: spec.timeoutSeconds,
+      limits: settings,
+      limitProcesses: uids !== undefined,
+    });
     const uid = uids?.take();
     return new Promise<SandboxResult>((resolve, reject) => {
       const child = spawn(argv[0], argv.slice(1), {

@@ -27,12 +27,21 @@ export function listMembers(db: Knex, teamId: string): Promise<TeamMember[]> {
     .select('m.user_id', 'u.name', 'u.email', 'm.role');
 }
 
-export async function findUser(db: Knex, userId: string): Promise<{ id: string; name: string; email: string } | undefined> {
+export async function findUser(
+  db: Knex,
+  userId: string,
+): Promise<{ id: string; name: string; email: string } | undefined> {
   return db('users').where({ id: userId }).first('id', 'name', 'email');
 }
 
 /** false when the user is already a member. */
-export async function addMember(db: Knex, tenantId: string, teamId: string, userId: string, role: string): Promise<boolean> {
+export async function addMember(
+  db: Knex,
+  tenantId: string,
+  teamId: string,
+  userId: string,
+  role: string,
+): Promise<boolean> {
   const rows = await db('team_members')
     .insert({ tenant_id: tenantId, team_id: teamId, user_id: userId, role })
     .onConflict(['team_id', 'user_id'])
@@ -68,7 +77,10 @@ export async function addMapping(
 }
 
 export async function removeMapping(db: Knex, teamId: string, mappingId: string): Promise<GroupMapping | undefined> {
-  const [row] = await db('team_group_mappings').where({ team_id: teamId, id: mappingId }).del().returning(MAPPING_COLUMNS);
+  const [row] = await db('team_group_mappings')
+    .where({ team_id: teamId, id: mappingId })
+    .del()
+    .returning(MAPPING_COLUMNS);
   return row;
 }
 

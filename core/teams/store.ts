@@ -55,7 +55,10 @@ function teamsWithCounts(db: Knex) {
     .orderBy([{ column: 't.name' }, { column: 't.slug' }]);
 }
 
-const toListItem = (row: TeamRow & { member_count: number }): TeamListItem => ({ ...toTeam(row), member_count: row.member_count });
+const toListItem = (row: TeamRow & { member_count: number }): TeamListItem => ({
+  ...toTeam(row),
+  member_count: row.member_count,
+});
 
 /** The whole list: what GET /teams caches per tenant. */
 export async function listAllTeams(db: Knex): Promise<TeamListItem[]> {
@@ -89,7 +92,13 @@ export async function lockTeam(db: Knex, id: string): Promise<boolean> {
 export async function insertTeam(
   db: Knex,
   tenantId: string,
-  team: { name: string; slug: string; description?: string; parent_id?: string | null; metadata?: Record<string, unknown> },
+  team: {
+    name: string;
+    slug: string;
+    description?: string;
+    parent_id?: string | null;
+    metadata?: Record<string, unknown>;
+  },
 ): Promise<Team | undefined> {
   const [row]: TeamRow[] = await db('teams')
     .insert({
@@ -150,7 +159,12 @@ export async function wouldCreateCycle(db: Knex, teamId: string, parentId: strin
 }
 
 /** One audit entry per team, in one insert: for changes that touch many teams at once. */
-export async function recordTeamAudits(db: Knex, principal: Principal, teamIds: string[], event: AuditEvent): Promise<void> {
+export async function recordTeamAudits(
+  db: Knex,
+  principal: Principal,
+  teamIds: string[],
+  event: AuditEvent,
+): Promise<void> {
   if (!teamIds.length) return;
   await db('audit_log').insert(
     [...new Set(teamIds)].map((id) => ({

@@ -30,7 +30,11 @@ export const toUser = (row: UserRow) => ({
  * identity-provider group of theirs is mapped to (which is also how their roles are counted).
  * /me, /users/{id} and /admin/users all list teams with it.
  */
-function teamSlugs(db: Knex, userId: Knex.Ref<string, object> | string, groups: Knex.Ref<string, object> | string[]): Knex.Raw {
+function teamSlugs(
+  db: Knex,
+  userId: Knex.Ref<string, object> | string,
+  groups: Knex.Ref<string, object> | string[],
+): Knex.Raw {
   return db.raw(
     `array(select t.slug from teams t
             where exists (select 1 from team_members m where m.team_id = t.id and m.user_id = ?)
@@ -58,7 +62,11 @@ async function countMatching(db: Knex, search: string | undefined): Promise<numb
 
 /** A page of users ordered by email (unique per tenant, so pages are stable), and the total. */
 export async function listUsers(db: Knex, window: OffsetWindow, search?: string) {
-  const rows: UserRow[] = await matching(db, search).orderBy('u.email').limit(window.limit).offset(window.offset).select(USER_COLUMNS);
+  const rows: UserRow[] = await matching(db, search)
+    .orderBy('u.email')
+    .limit(window.limit)
+    .offset(window.offset)
+    .select(USER_COLUMNS);
   return { users: rows.map(toUser), total: await countMatching(db, search) };
 }
 
@@ -84,12 +92,20 @@ export async function listUsersForAdmin(db: Knex, window: OffsetWindow, search?:
 export async function getUser(db: Knex, id: string) {
   const row: (UserRow & { idp_groups: string[]; teams: string[] }) | undefined = await db('users as u')
     .where('u.id', id)
-    .first([...USER_COLUMNS, 'u.idp_groups', db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), db.ref('u.idp_groups'))])]);
+    .first([
+      ...USER_COLUMNS,
+      'u.idp_groups',
+      db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), db.ref('u.idp_groups'))]),
+    ]);
   return row && { user: toUser(row), groups: row.idp_groups, teams: row.teams };
 }
 
 /** The caller's profile for /me, with their teams as reached with `groups` (the token's). */
-export function getProfile(db: Knex, userId: string, groups: string[]): Promise<{ id: string; email: string; name: string; picture: string | null; teams: string[] }> {
+export function getProfile(
+  db: Knex,
+  userId: string,
+  groups: string[],
+): Promise<{ id: string; email: string; name: string; picture: string | null; teams: string[] }> {
   return db('users as u')
     .where('u.id', userId)
     .first('u.id', 'u.email', 'u.name', 'u.picture', db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), groups)]));

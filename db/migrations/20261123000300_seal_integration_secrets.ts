@@ -13,8 +13,11 @@ type Reseal = (config: Record<string, unknown>, tenantId: string) => Record<stri
 
 async function resealEach(knex: Knex, reseal: Reseal): Promise<void> {
   await knex.raw('alter table integrations no force row level security');
-  const rows: { id: string; tenant_id: string; config: Record<string, unknown> }[] =
-    await knex('integrations').select('id', 'tenant_id', 'config');
+  const rows: { id: string; tenant_id: string; config: Record<string, unknown> }[] = await knex('integrations').select(
+    'id',
+    'tenant_id',
+    'config',
+  );
   for (const row of rows) {
     const config = reseal(row.config, row.tenant_id);
     if (config) await knex('integrations').where({ id: row.id }).update({ config });
@@ -24,7 +27,9 @@ async function resealEach(knex: Knex, reseal: Reseal): Promise<void> {
 
 export async function up(knex: Knex): Promise<void> {
   const keyring = createKeyring(loadConfig());
-  await resealEach(knex, (config, tenantId) => (hasPlainSecrets(config) ? sealSecrets(keyring, config, tenantId) : undefined));
+  await resealEach(knex, (config, tenantId) =>
+    hasPlainSecrets(config) ? sealSecrets(keyring, config, tenantId) : undefined,
+  );
 }
 
 /** Back to plain JSON, which the code before this migration reads (every key that sealed them is needed). */

@@ -16,7 +16,15 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
 const noop = (path: string, access: 'public' | 'authenticated') =>
-  defineRoute({ method: 'GET', path, tag: 'Bench', access, summary: path, responses: { 200: { description: 'ok' } }, handler: () => ({ ok: true }) });
+  defineRoute({
+    method: 'GET',
+    path,
+    tag: 'Bench',
+    access,
+    summary: path,
+    responses: { 200: { description: 'ok' } },
+    handler: () => ({ ok: true }),
+  });
 
 async function measure(url: string, headers: Record<string, string>): Promise<number[]> {
   const latencies: number[] = [];
@@ -33,7 +41,10 @@ async function measure(url: string, headers: Record<string, string>): Promise<nu
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, client));
   const seconds = (performance.now() - started) / 1000;
-  return Object.assign(latencies.sort((a, b) => a - b), { rps: REQUESTS / seconds });
+  return Object.assign(
+    latencies.sort((a, b) => a - b),
+    { rps: REQUESTS / seconds },
+  );
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -55,7 +66,9 @@ async function main(): Promise<void> {
       body: JSON.stringify({ name: `bench-${Date.now()}`, scopes: ['catalog:read'] }),
     });
     if (created.status !== 201) {
-      throw new Error(`could not create the bench API key: POST /admin/api-keys answered ${created.status} ${await created.text()}`);
+      throw new Error(
+        `could not create the bench API key: POST /admin/api-keys answered ${created.status} ${await created.text()}`,
+      );
     }
     const apiKey = (await created.json()) as { id: string; token: string };
     revokeKey = async () => {
@@ -67,7 +80,9 @@ async function main(): Promise<void> {
       ['API key (cached)', '/bench/authenticated', { authorization: `Bearer ${apiKey.token}` }],
       ['session token (JWT)', '/bench/authenticated', { authorization: `Bearer ${token}` }],
     ];
-    console.log(`auth overhead: ${REQUESTS} requests per case, ${CONCURRENCY} concurrent clients, keep-alive, one process`);
+    console.log(
+      `auth overhead: ${REQUESTS} requests per case, ${CONCURRENCY} concurrent clients, keep-alive, one process`,
+    );
     console.log('case                    median_ms  p95_ms  p99_ms    req/s');
     const medians: number[] = [];
     for (const [name, path, headers] of cases) {
@@ -78,7 +93,9 @@ async function main(): Promise<void> {
         `${name.padEnd(22)} ${pct(result, 50).toFixed(2).padStart(10)} ${pct(result, 95).toFixed(2).padStart(7)} ${pct(result, 99).toFixed(2).padStart(7)} ${result.rps.toFixed(0).padStart(8)}`,
       );
     }
-    console.log(`overhead over unauthenticated (median): API key +${(medians[1] - medians[0]).toFixed(2)} ms, session token +${(medians[2] - medians[0]).toFixed(2)} ms`);
+    console.log(
+      `overhead over unauthenticated (median): API key +${(medians[1] - medians[0]).toFixed(2)} ms, session token +${(medians[2] - medians[0]).toFixed(2)} ms`,
+    );
   } finally {
     // Revoked however the run ends, so runs never pile up keys against the bench user's limit of 25.
     await revokeKey();

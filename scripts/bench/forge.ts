@@ -67,7 +67,8 @@ async function main(): Promise<void> {
     // Encrypted like ours, so the floor pays the same codec cost (and reads the API client's payloads).
     dataConverter: encryptedDataConverter(deps.payloadCodec),
     activities: {
-      httpGet: (url: string) => httpAction(egress, { method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
+      httpGet: (url: string) =>
+        httpAction(egress, { method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
     } satisfies FloorActivities,
   });
   const floorRunning = floorWorker.run();
@@ -80,11 +81,18 @@ async function main(): Promise<void> {
   try {
     const targetUrl = await listen(target, TARGET_HOST);
     const base = `${await listen(api)}/api/v1`;
-    const { token } = await issueDevToken(config, { tenant: 'bench-forge', email: 'bench@bench.test', roles: ['admin'] });
+    const { token } = await issueDevToken(config, {
+      tenant: 'bench-forge',
+      email: 'bench@bench.test',
+      roles: ['admin'],
+    });
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
@@ -108,7 +116,8 @@ async function main(): Promise<void> {
         const { status } = await call('GET', `/forge/runs/${id}`);
         if (status === 'completed') return performance.now() - started;
         if (status === 'failed' || status === 'cancelled') throw new Error(`run ${id} ended ${status}`);
-        if (performance.now() - started > RUN_DEADLINE_MS) throw new Error(`run ${id} still ${status} after ${RUN_DEADLINE_MS} ms`);
+        if (performance.now() - started > RUN_DEADLINE_MS)
+          throw new Error(`run ${id} still ${status} after ${RUN_DEADLINE_MS} ms`);
         await sleep(POLL_MS);
       }
     };
@@ -135,14 +144,20 @@ async function main(): Promise<void> {
       results.floor.push(await floor());
     }
 
-    console.log(`forge run latency: mold of ${ACTIONS} no-op api-call actions (target answers 204), ${RUNS} runs each after ${WARMUP} warm-up, sequential, one process`);
+    console.log(
+      `forge run latency: mold of ${ACTIONS} no-op api-call actions (target answers 204), ${RUNS} runs each after ${WARMUP} warm-up, sequential, one process`,
+    );
     console.log(`ours: POST /forge/runs until GET /forge/runs/{id} reads completed, polled every ${POLL_MS} ms`);
     console.log(`floor: client.workflow.execute of a bare workflow running the same ${ACTIONS} httpAction activities`);
     console.log('case                 median_ms  p95_ms  mean_ms  min_ms  max_ms');
     const row = (name: string, sorted: number[]) => {
       const mean = sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length;
-      const cells = [pct(sorted, 50), pct(sorted, 95), mean, sorted[0], sorted[sorted.length - 1]].map((ms) => ms.toFixed(1));
-      console.log(`${name.padEnd(20)} ${cells[0].padStart(9)} ${cells[1].padStart(7)} ${cells[2].padStart(8)} ${cells[3].padStart(7)} ${cells[4].padStart(7)}`);
+      const cells = [pct(sorted, 50), pct(sorted, 95), mean, sorted[0], sorted[sorted.length - 1]].map((ms) =>
+        ms.toFixed(1),
+      );
+      console.log(
+        `${name.padEnd(20)} ${cells[0].padStart(9)} ${cells[1].padStart(7)} ${cells[2].padStart(8)} ${cells[3].padStart(7)} ${cells[4].padStart(7)}`,
+      );
     };
     const sortedOurs = results.ours.sort((a, b) => a - b);
     const sortedFloor = results.floor.sort((a, b) => a - b);

@@ -22,11 +22,15 @@ export interface DevTokenRequest {
  * Mints a session token the API accepts in its default dev configuration: ensures the tenant
  * and the user exist, assigns the requested roles directly, and signs with the local dev key.
  */
-export async function issueDevToken(config: Config, request: DevTokenRequest): Promise<{ token: string; tenantId: string; userId: string }> {
+export async function issueDevToken(
+  config: Config,
+  request: DevTokenRequest,
+): Promise<{ token: string; tenantId: string; userId: string }> {
   const app = createPool(config.database.appUrl, 1);
   const system = createPool(config.database.systemUrl, 1);
   try {
-    const tenantId = (await findTenantId(system, request.tenant)) ?? (UUID.test(request.tenant) ? request.tenant : randomUUID());
+    const tenantId =
+      (await findTenantId(system, request.tenant)) ?? (UUID.test(request.tenant) ? request.tenant : randomUUID());
     const slug = UUID.test(request.tenant) ? `tenant-${tenantId.slice(0, 8)}` : request.tenant;
     const subject = `dev|${request.email}`;
     const name = request.name ?? request.email.split('@')[0];
@@ -41,7 +45,10 @@ export async function issueDevToken(config: Config, request: DevTokenRequest): P
       for (const role of request.roles ?? []) {
         const key = isBuiltInRole(role) ? role : (await trx('role_bundles').where({ name: role }).first('id'))?.id;
         if (!key) throw new Error(`unknown role "${role}" (built-in: admin, editor, viewer, or a role bundle name)`);
-        await trx('user_roles').insert({ tenant_id: tenantId, user_id: user.id, role: key }).onConflict(['user_id', 'role']).ignore();
+        await trx('user_roles')
+          .insert({ tenant_id: tenantId, user_id: user.id, role: key })
+          .onConflict(['user_id', 'role'])
+          .ignore();
       }
       return user.id as string;
     });

@@ -19,11 +19,18 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 function parseDuration(value: string): number {
   const match = DURATION.exec(value);
   const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2]] : 0;
-  if (seconds <= 0) throw new UsageError(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${value}"`);
+  if (seconds <= 0)
+    throw new UsageError(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${value}"`);
   return seconds;
 }
 
-const list = (value: string | undefined) => (value ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : [];
 
 async function token(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -62,7 +69,8 @@ async function main([command, ...args]: string[]): Promise<void> {
   await run(args);
 }
 
-const isUsageError = (err: { code?: unknown }) => err instanceof UsageError || String(err.code).startsWith('ERR_PARSE_ARGS');
+const isUsageError = (err: { code?: unknown }) =>
+  err instanceof UsageError || String(err.code).startsWith('ERR_PARSE_ARGS');
 
 main(process.argv.slice(2)).catch((err) => {
   process.stderr.write(`shipyard: ${err.message}\n`);

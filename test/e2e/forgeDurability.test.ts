@@ -14,7 +14,9 @@ const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
   target = await startTarget();
-  token = (await sessionToken({ tenant: `durable-${randomUUID().slice(0, 8)}`, email: 'ops@durable.test', roles: ['admin'] })).token;
+  token = (
+    await sessionToken({ tenant: `durable-${randomUUID().slice(0, 8)}`, email: 'ops@durable.test', roles: ['admin'] })
+  ).token;
 });
 afterAll(async () => {
   for (const worker of workers) await stop(worker, 'SIGKILL');
@@ -43,7 +45,9 @@ test('killing the forge worker mid-action and restarting the API: the run still 
   workers.push(launch('workers/main.ts', ['forge']));
 
   // Temporal notices the missing heartbeats and retries the action on the new worker.
-  await until('the approval gate', 90, async () => ((await callApi(api, token, 'GET', `/forge/runs/${run.id}`)).body.status === 'awaiting_approval' ? true : undefined));
+  await until('the approval gate', 90, async () =>
+    (await callApi(api, token, 'GET', `/forge/runs/${run.id}`)).body.status === 'awaiting_approval' ? true : undefined,
+  );
   expect(target.requests.length).toBeGreaterThanOrEqual(2);
 
   // A new API instance sees the same run and can decide on it.
@@ -77,8 +81,14 @@ test('killing the forge worker mid-script: the script runs again on another work
       // into the time limit, so the run fails, after two starts.
       actions: [{ name: 'work', type: 'script', config: { script: 'echo started; sleep 60', timeout_seconds: 15 } }],
     });
-    const { body: run } = await callApi(api, token, 'POST', '/forge/runs', { mold_slug: mold.slug, parameters: { marker } });
-    const logs = async () => (await callApi(api, token, 'GET', `/forge/runs/${run.id}/logs`)).body.lines.map((l: { message: string }) => l.message) as string[];
+    const { body: run } = await callApi(api, token, 'POST', '/forge/runs', {
+      mold_slug: mold.slug,
+      parameters: { marker },
+    });
+    const logs = async () =>
+      (await callApi(api, token, 'GET', `/forge/runs/${run.id}/logs`)).body.lines.map(
+        (l: { message: string }) => l.message,
+      ) as string[];
     await until('the script running', 60, async () => ((await logs()).includes('started') ? true : undefined));
     // timeout, bwrap, its pid 1 inside and the shell: found by the variable only they carry.
     const firstCopy = processesCarrying(`PARAM_MARKER=${marker}`);

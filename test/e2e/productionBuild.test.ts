@@ -17,9 +17,13 @@ let workers: ChildProcess;
 
 beforeAll(async () => {
   await rm(DIST, { recursive: true, force: true });
-  await promisify(execFile)(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json', '--outDir', DIST], {
-    cwd: ROOT,
-  });
+  await promisify(execFile)(
+    path.join(ROOT, 'node_modules', '.bin', 'tsc'),
+    ['-p', 'tsconfig.build.json', '--outDir', DIST],
+    {
+      cwd: ROOT,
+    },
+  );
   api = launch(path.join(DIST, 'api', 'server.js'), [], { PORT: String(PORT), HOST: '127.0.0.1' });
   workers = launch(path.join(DIST, 'workers', 'main.js'));
 }, 180_000);
@@ -30,7 +34,14 @@ afterAll(() => {
 
 test('the compiled API, workers and operator CLI serve /api/v1/system with every pool up, and stop cleanly', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [
-    path.join(DIST, 'scripts', 'cli', 'main.js'), 'token', '--tenant', 'image', '--email', 'ops@image.test', '--roles', 'admin',
+    path.join(DIST, 'scripts', 'cli', 'main.js'),
+    'token',
+    '--tenant',
+    'image',
+    '--email',
+    'ops@image.test',
+    '--roles',
+    'admin',
   ]);
   const token = stdout.trim();
   const system = await until('system ok', 90, async () => {

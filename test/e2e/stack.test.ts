@@ -22,7 +22,17 @@ describe('the API and worker processes', () => {
     api = launch('api/server.ts', [], serve);
     workers = launch('workers/main.ts');
     // The operator CLI, as a user would run it: its only output is the token.
-    const { stdout } = await shipyard(['token', '--tenant', 'e2e', '--email', 'ops@e2e.test', '--roles', 'admin', '--ttl', '10m']);
+    const { stdout } = await shipyard([
+      'token',
+      '--tenant',
+      'e2e',
+      '--email',
+      'ops@e2e.test',
+      '--roles',
+      'admin',
+      '--ttl',
+      '10m',
+    ]);
     token = String(stdout).trim();
   });
   afterAll(() => {
@@ -38,14 +48,16 @@ describe('the API and worker processes', () => {
     expect(Object.values(body.worker_pools).every((pool) => (pool as { status: string }).status === 'up')).toBe(true);
   }, 120_000);
 
-  test('`shipyard token` run from another folder signs with the API\'s key, and carries --name and --groups', async () => {
+  test("`shipyard token` run from another folder signs with the API's key, and carries --name and --groups", async () => {
     const { stdout } = await shipyard(
       ['token', '--tenant', 'e2e', '--email', 'named@e2e.test', '--name', 'Named Person', '--groups', 'g-one, g-two'],
       { cwd: tmpdir() },
     );
     const res = await fetch(`${BASE}/api/v1/me`, { headers: { authorization: `Bearer ${String(stdout).trim()}` } });
     expect(res.status).toBe(200);
-    expect(await jsonOf(res)).toEqual(expect.objectContaining({ email: 'named@e2e.test', name: 'Named Person', groups: ['g-one', 'g-two'] }));
+    expect(await jsonOf(res)).toEqual(
+      expect.objectContaining({ email: 'named@e2e.test', name: 'Named Person', groups: ['g-one', 'g-two'] }),
+    );
   });
 
   test('an API key revoked through another process fails at once in this one, though it had cached it', async () => {
@@ -88,11 +100,14 @@ test('scripts/services status prints one line per service, each up with its addr
   for (const line of lines) expect(line).toMatch(/127\.0\.0\.1:\d+/);
 });
 
-test.each([['0s'], ['-5m'], ['1x'], ['']])('`shipyard token --ttl=%s` is refused with a clear message and exit code 2', async (ttl) => {
-  const failure = await shipyard(['token', '--tenant', 'e2e', '--email', 'ops@e2e.test', `--ttl=${ttl}`]).then(
-    () => undefined,
-    (err: { code?: number; stderr?: string }) => err,
-  );
-  expect(failure?.code).toBe(2);
-  expect(failure?.stderr).toContain(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${ttl}"`);
-});
+test.each([['0s'], ['-5m'], ['1x'], ['']])(
+  '`shipyard token --ttl=%s` is refused with a clear message and exit code 2',
+  async (ttl) => {
+    const failure = await shipyard(['token', '--tenant', 'e2e', '--email', 'ops@e2e.test', `--ttl=${ttl}`]).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toContain(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${ttl}"`);
+  },
+);

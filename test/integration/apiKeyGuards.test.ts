@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const newKey = (token: string, scopes: string[]) => callApi(api, token, 'POST', '/admin/api-keys', { name: `k-${randomUUID().slice(0, 6)}`, scopes });
+const newKey = (token: string, scopes: string[]) =>
+  callApi(api, token, 'POST', '/admin/api-keys', { name: `k-${randomUUID().slice(0, 6)}`, scopes });
 
 /** A token of the right shape with `prefix` and random characters after it: it matches no key. */
 const guessWithPrefix = (prefix: string) => (prefix + 'x'.repeat(80)).slice(0, 80);
@@ -23,10 +24,15 @@ describe('a key carries only scopes its creator holds', () => {
     const res = await newKey(admin.token, ['catalog:read', 'internal:service']);
     expect(res.status).toBe(403);
     expect(res.body.error).toEqual(
-      expect.objectContaining({ code: 'FORBIDDEN', details: [{ field: 'body.scopes', message: 'you do not hold internal:service' }] }),
+      expect.objectContaining({
+        code: 'FORBIDDEN',
+        details: [{ field: 'body.scopes', message: 'you do not hold internal:service' }],
+      }),
     );
     const activity = await callApi(api, admin.token, 'GET', '/admin/activity?limit=5');
-    expect(activity.body.items[0]).toEqual(expect.objectContaining({ eventType: 'api_key.created', status: 'failure' }));
+    expect(activity.body.items[0]).toEqual(
+      expect.objectContaining({ eventType: 'api_key.created', status: 'failure' }),
+    );
   });
 
   test('a key with admin:write but only catalog:read may create a catalog:read key, not a catalog:write one', async () => {

@@ -93,9 +93,18 @@ describe('session tokens', () => {
     const res = await call('/me', bearer(admin.token));
     expect(res.status).toBe(200);
     const me = await jsonOf(res);
-    expect(me).toEqual(expect.objectContaining({ id: admin.userId, email: 'admin@auth.test', tenant_id: admin.tenantId, roles: ['admin'] }));
+    expect(me).toEqual(
+      expect.objectContaining({
+        id: admin.userId,
+        email: 'admin@auth.test',
+        tenant_id: admin.tenantId,
+        roles: ['admin'],
+      }),
+    );
     await call('/me', bearer(admin.token));
-    const users = await withTenant(api.deps.db, admin.tenantId, (trx) => trx('users').where({ email: 'admin@auth.test' }));
+    const users = await withTenant(api.deps.db, admin.tenantId, (trx) =>
+      trx('users').where({ email: 'admin@auth.test' }),
+    );
     expect(users).toHaveLength(1);
     expect(users[0].last_login).not.toBeNull();
   });
@@ -158,7 +167,9 @@ describe('API keys', () => {
   });
 
   test('an expired key stops working, even while its validation is cached', async () => {
-    const key = await createKey(admin.token, ['catalog:read'], { expires_at: new Date(Date.now() + 1500).toISOString() });
+    const key = await createKey(admin.token, ['catalog:read'], {
+      expires_at: new Date(Date.now() + 1500).toISOString(),
+    });
     expect((await call('/me', bearer(key.token))).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1700));
     await expectGeneric401(await call('/me', bearer(key.token)));
@@ -232,7 +243,9 @@ describe('API keys', () => {
     expect((await call(`/admin/api-keys/${key.id}`, bearer(other.token), { method: 'DELETE' })).status).toBe(404);
     expect((await call(`/admin/api-keys/${key.id}/revoke`, bearer(other.token), { method: 'POST' })).status).toBe(404);
     expect((await call('/me', bearer(key.token))).status).toBe(200);
-    const [listed] = (await jsonOf(await call('/admin/api-keys', bearer(admin.token)))).keys.filter((k: { id: string }) => k.id === key.id);
+    const [listed] = (await jsonOf(await call('/admin/api-keys', bearer(admin.token)))).keys.filter(
+      (k: { id: string }) => k.id === key.id,
+    );
     expect(listed.revoked).toBe(false);
   });
 });
@@ -269,7 +282,13 @@ describe('audit log', () => {
     const { items } = await jsonOf(await call('/admin/activity?limit=2', bearer(admin.token)));
     expect(items.map((i: { eventType: string }) => i.eventType)).toEqual(['api_key.revoked', 'api_key.created']);
     expect(items[0]).toEqual(
-      expect.objectContaining({ actor: 'admin@auth.test', actorType: 'user', action: 'revoke', status: 'success', errorMessage: null }),
+      expect.objectContaining({
+        actor: 'admin@auth.test',
+        actorType: 'user',
+        action: 'revoke',
+        status: 'success',
+        errorMessage: null,
+      }),
     );
   });
 
@@ -277,7 +296,13 @@ describe('audit log', () => {
     const busy = await sessionToken({ tenant: `auth-busy-${run}`, email: 'admin@busy.test', roles: ['admin'] });
     const principal = { kind: 'user', tenantId: busy.tenantId, email: 'admin@busy.test' } as UserPrincipal;
     await withTenant(api.deps.db, busy.tenantId, async (trx) => {
-      for (let i = 0; i < 120; i++) await recordAudit(trx, principal, { eventType: 'test.event', action: 'test', targetType: 'test', targetId: String(i) });
+      for (let i = 0; i < 120; i++)
+        await recordAudit(trx, principal, {
+          eventType: 'test.event',
+          action: 'test',
+          targetType: 'test',
+          targetId: String(i),
+        });
     });
     const targets = async (query: string) => {
       const res = await call(`/admin/activity${query}`, bearer(busy.token));
@@ -294,9 +319,12 @@ describe('audit log', () => {
     const other = await sessionToken({ tenant: `auth-quiet-${run}`, email: 'admin@quiet.test', roles: ['admin'] });
     const otherKey = await createKey(other.token, ['catalog:read']);
     await createKey(admin.token, ['catalog:read']);
-    const itemsOf = async (token: string) => (await jsonOf(await call('/admin/activity?limit=100', bearer(token)))).items;
+    const itemsOf = async (token: string) =>
+      (await jsonOf(await call('/admin/activity?limit=100', bearer(token)))).items;
     const otherItems = await itemsOf(other.token);
-    expect(otherItems).toEqual([expect.objectContaining({ eventType: 'api_key.created', actor: 'admin@quiet.test', targetId: otherKey.id })]);
+    expect(otherItems).toEqual([
+      expect.objectContaining({ eventType: 'api_key.created', actor: 'admin@quiet.test', targetId: otherKey.id }),
+    ]);
     const ownItems = await itemsOf(admin.token);
     expect(ownItems.length).toBeGreaterThan(0);
     expect(ownItems.filter((item: { actor: string }) => item.actor === 'admin@quiet.test')).toEqual([]);

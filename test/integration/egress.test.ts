@@ -28,14 +28,24 @@ const target = async (host?: string) => {
 beforeAll(async () => {
   workers = await startWorkers(['forge']);
   api = await startApi({ routes: apiRoutes });
-  const { token } = await sessionToken({ tenant: `egress-${randomUUID().slice(0, 8)}`, email: 'dev@egress.test', roles: ['admin'] });
+  const { token } = await sessionToken({
+    tenant: `egress-${randomUUID().slice(0, 8)}`,
+    email: 'dev@egress.test',
+    roles: ['admin'],
+  });
   forge = forgeCaller(api, token);
   const mold = await forge.createMold({
     parameters: [
       { name: 'base', type: 'string', required: true },
       { name: 'path', type: 'string', default: '' },
     ],
-    actions: [{ name: 'call', type: 'api-call', config: { url: '${{ parameters.base }}${{ parameters.path }}', timeout_seconds: 30 } }],
+    actions: [
+      {
+        name: 'call',
+        type: 'api-call',
+        config: { url: '${{ parameters.base }}${{ parameters.path }}', timeout_seconds: 30 },
+      },
+    ],
   });
   callMold = mold.slug;
 }, 60_000);
@@ -53,7 +63,9 @@ test('an api-call to a target on 127.0.0.1 is refused at once (no retry) and the
   const failed = await runCall(refused.url, '/ping');
   expect(failed.status).toBe('failed');
   expect(failed.steps[0].error).toBe(LOOPBACK_REFUSED);
-  expect((await forge.logMessages(failed.id)).filter((m) => m.startsWith('call: starting'))).toEqual(['call: starting api-call (attempt 1)']);
+  expect((await forge.logMessages(failed.id)).filter((m) => m.startsWith('call: starting'))).toEqual([
+    'call: starting api-call (attempt 1)',
+  ]);
   expect(refused.requests).toEqual([]);
 
   const done = await runCall(allowed.url, '/ping');
@@ -64,15 +76,26 @@ test('an api-call to a target on 127.0.0.1 is refused at once (no retry) and the
 
 test("a run parameter that is the whole URL cannot read Elasticsearch, the Temporal UI's API or a metadata service", async () => {
   const runs = await Promise.all(
-    ['http://127.0.0.1:9200/_search', 'http://localhost:9200/_all/_search', 'http://127.0.0.1:8233/api/v1/namespaces', 'http://169.254.169.254/latest/meta-data/'].map(
-      (url) => runCall(url),
-    ),
+    [
+      'http://127.0.0.1:9200/_search',
+      'http://localhost:9200/_all/_search',
+      'http://127.0.0.1:8233/api/v1/namespaces',
+      'http://169.254.169.254/latest/meta-data/',
+    ].map((url) => runCall(url)),
   );
   expect(runs.map((run) => [run.status, run.steps[0].error, run.steps[0].output])).toEqual([
     ['failed', LOOPBACK_REFUSED, null],
-    ['failed', 'egress refused: localhost (127.0.0.1) is a loopback address (allow it with SHIPYARD_EGRESS_ALLOW)', null],
+    [
+      'failed',
+      'egress refused: localhost (127.0.0.1) is a loopback address (allow it with SHIPYARD_EGRESS_ALLOW)',
+      null,
+    ],
     ['failed', LOOPBACK_REFUSED, null],
-    ['failed', 'egress refused: 169.254.169.254 is a cloud metadata address (allow it with SHIPYARD_EGRESS_ALLOW)', null],
+    [
+      'failed',
+      'egress refused: 169.254.169.254 is a cloud metadata address (allow it with SHIPYARD_EGRESS_ALLOW)',
+      null,
+    ],
   ]);
 }, 60_000);
 
@@ -107,7 +130,13 @@ test('a vcs-host-a-action whose repository moved to another origin does not send
   expect(integration.status).toBe(201);
   const mold = await forge.createMold({
     parameters: [{ name: 'repo', type: 'string', required: true }],
-    actions: [{ name: 'open-issue', type: 'vcs-host-a-action', config: { path: '/repos/acme/${{ parameters.repo }}/issues', body: { title: 'moved' } } }],
+    actions: [
+      {
+        name: 'open-issue',
+        type: 'vcs-host-a-action',
+        config: { path: '/repos/acme/${{ parameters.repo }}/issues', body: { title: 'moved' } },
+      },
+    ],
   });
 
   const kept = await forge.finished((await forge.startRun(mold.slug, { repo: 'renamed' })).id);
@@ -121,7 +150,9 @@ test('a vcs-host-a-action whose repository moved to another origin does not send
   const dropped = await forge.finished((await forge.startRun(mold.slug, { repo: 'transferred' })).id);
   expect(dropped.status).toBe('failed');
   expect(dropped.steps[0].error).toMatch(/answered 401: .*Bad credentials/);
-  expect(elsewhere.requests).toEqual([{ method: 'POST', path: '/repos/other/payments/issues', authorization: undefined, body: { title: 'moved' } }]);
+  expect(elsewhere.requests).toEqual([
+    { method: 'POST', path: '/repos/other/payments/issues', authorization: undefined, body: { title: 'moved' } },
+  ]);
   expect(elsewhere.issues).toEqual([]);
 }, 60_000);
 
@@ -139,7 +170,9 @@ test('a target that never answers fails the step with a timeout naming the URL a
   const silent = await target();
   silent.delayMs = 600_000;
   const mold = await forge.createMold({
-    actions: [{ name: 'wait', type: 'api-call', config: { url: `${silent.url}/silent`, timeout_seconds: 1, max_attempts: 1 } }],
+    actions: [
+      { name: 'wait', type: 'api-call', config: { url: `${silent.url}/silent`, timeout_seconds: 1, max_attempts: 1 } },
+    ],
   });
   const done = await forge.finished((await forge.startRun(mold.slug)).id);
   expect(done.status).toBe('failed');
@@ -158,7 +191,12 @@ test('cancelling the run aborts its request in flight: the run ends cancelled an
 }, 60_000);
 
 test('a bad SHIPYARD_EGRESS_ALLOW entry stops a forge worker at start, naming the entry', async () => {
-  const worker = launch('workers/main.ts', ['forge'], { SHIPYARD_EGRESS_ALLOW: '127.0.0.77, 10.0.0.0/33' }, { relay: false });
+  const worker = launch(
+    'workers/main.ts',
+    ['forge'],
+    { SHIPYARD_EGRESS_ALLOW: '127.0.0.77, 10.0.0.0/33' },
+    { relay: false },
+  );
   let stderr = '';
   worker.stderr?.on('data', (chunk) => (stderr += chunk));
   const [code] = await once(worker, 'exit');

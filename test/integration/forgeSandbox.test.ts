@@ -3,7 +3,15 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { apiRoutes } from '../../api/routes';
-import { callApi, sessionToken, startApi, startWorkers, testConfig, type TestApi, type TestWorkers } from '../support/harness';
+import {
+  callApi,
+  sessionToken,
+  startApi,
+  startWorkers,
+  testConfig,
+  type TestApi,
+  type TestWorkers,
+} from '../support/harness';
 import { until } from '../support/processes';
 
 // Forge scripts run in the sandbox (core/sandbox): real runs through HTTP on a real forge
@@ -13,7 +21,12 @@ import { until } from '../support/processes';
 const run = randomUUID().slice(0, 8);
 const FAKE_SECRET = `not-for-scripts-${run}`;
 // Small limits, so hitting them is quick; they apply to every script of this file's worker.
-const LIMITS = { SHIPYARD_SCRIPT_CPU_SECONDS: '2', SHIPYARD_SCRIPT_MEMORY_MB: '256', SHIPYARD_SCRIPT_MAX_PROCESSES: '20', SHIPYARD_SCRIPT_MAX_FILE_MB: '1' };
+const LIMITS = {
+  SHIPYARD_SCRIPT_CPU_SECONDS: '2',
+  SHIPYARD_SCRIPT_MEMORY_MB: '256',
+  SHIPYARD_SCRIPT_MAX_PROCESSES: '20',
+  SHIPYARD_SCRIPT_MAX_FILE_MB: '1',
+};
 // RLIMIT_NPROC holds only for a host uid other than root's: only a root worker gives each run one.
 const asRoot = process.getuid?.() === 0;
 
@@ -44,7 +57,11 @@ async function scriptMold(actions: Record<string, string | Record<string, unknow
     slug: `sandbox-${randomUUID().slice(0, 8)}`,
     name: 'sandbox',
     parameters: parameters.map((name) => ({ name, type: 'string', required: true })),
-    actions: Object.entries(actions).map(([name, config]) => ({ name, type: 'script', config: typeof config === 'string' ? { script: config } : config })),
+    actions: Object.entries(actions).map(([name, config]) => ({
+      name,
+      type: 'script',
+      config: typeof config === 'string' ? { script: config } : config,
+    })),
   });
   expect(res.status).toBe(201);
   return res.body.slug as string;
@@ -70,7 +87,9 @@ const logMessages = async (runId: string): Promise<string[]> =>
   (await call('GET', `/forge/runs/${runId}/logs`)).body.lines.map((l: { message: string }) => l.message);
 
 const waitForLog = (runId: string, line: string) =>
-  until(`run ${runId} to log "${line}"`, 30, async () => ((await logMessages(runId)).includes(line) ? true : undefined));
+  until(`run ${runId} to log "${line}"`, 30, async () =>
+    (await logMessages(runId)).includes(line) ? true : undefined,
+  );
 
 /** Whether a TCP connection to host:port opens from this (the worker's) process. */
 const reachable = (target: string) =>
@@ -88,7 +107,12 @@ describe('what a script can reach', () => {
     const config = testConfig();
     const keyFile = path.join(config.dataDir, 'auth', 'dev-signing-key.json');
     const hostPort = (url: string) => new URL(url).host;
-    const services = [hostPort(config.database.appUrl), hostPort(config.elasticsearch.url), config.temporal.address, hostPort(config.temporal.uiUrl)];
+    const services = [
+      hostPort(config.database.appUrl),
+      hostPort(config.elasticsearch.url),
+      config.temporal.address,
+      hostPort(config.temporal.uiUrl),
+    ];
     // What the script goes after is really there for the worker.
     expect(existsSync(keyFile)).toBe(true);
     expect(await Promise.all(services.map(reachable))).toEqual(services.map(() => true));
@@ -109,7 +133,12 @@ describe('what a script can reach', () => {
       },
       ['worker_pid', 'key_file', 'data_dir', 'services'],
     );
-    const parameters = { worker_pid: String(process.pid), key_file: keyFile, data_dir: config.dataDir, services: services.join(' ') };
+    const parameters = {
+      worker_pid: String(process.pid),
+      key_file: keyFile,
+      data_dir: config.dataDir,
+      services: services.join(' '),
+    };
     const done = await finished(await startRun(mold, parameters));
     expect(done.status).toBe('completed');
     const messages = await logMessages(done.id);
@@ -125,7 +154,12 @@ describe('what a script can reach', () => {
     );
     // The sandbox's own process 1 holds only the script's variables: nothing of the worker's.
     expect(messages.filter((m) => m.startsWith('pid 1: ')).sort()).toEqual(
-      ['HOME=/work', 'LANG=C.UTF-8', 'PATH=/usr/local/bin:/usr/bin:/bin', ...Object.entries(parameters).map(([k, v]) => `PARAM_${k.toUpperCase()}=${v}`)]
+      [
+        'HOME=/work',
+        'LANG=C.UTF-8',
+        'PATH=/usr/local/bin:/usr/bin:/bin',
+        ...Object.entries(parameters).map(([k, v]) => `PARAM_${k.toUpperCase()}=${v}`),
+      ]
         .map((line) => `pid 1: ${line}`)
         .sort(),
     );
@@ -135,7 +169,9 @@ describe('what a script can reach', () => {
   test('a parameter holding $(...), backticks or ; stays data: printed as given, nothing runs', async () => {
     const value = '$(touch /tmp/dollar) `touch /tmp/backtick`; touch /tmp/semicolon; echo injected';
     const mold = await scriptMold(
-      { echo: 'printf "quoted: %s\\n" "$PARAM_VALUE"; echo unquoted: $PARAM_VALUE; echo "files made: $(find /tmp /work -mindepth 1 | wc -l)"' },
+      {
+        echo: 'printf "quoted: %s\\n" "$PARAM_VALUE"; echo unquoted: $PARAM_VALUE; echo "files made: $(find /tmp /work -mindepth 1 | wc -l)"',
+      },
       ['value'],
     );
     const done = await finished(await startRun(mold, { value }));
@@ -147,31 +183,41 @@ describe('what a script can reach', () => {
 });
 
 describe('limits', () => {
-  (asRoot ? test : test.skip)('a script cannot start more processes than its cap (20 here): the fork bomb stops, the step fails', async () => {
-    const mold = await scriptMold({ bomb: 'for i in $(seq 1 100); do sleep 60 & echo "started $i"; done; echo "all started"' });
-    const done = await finished(await startRun(mold));
-    expect(done.status).toBe('failed');
-    expect(done.steps[0].error).toBe('script exited with code 2');
-    const messages = await logMessages(done.id);
-    expect(messages).toContain('started 10');
-    expect(messages.some((m) => /Cannot fork/.test(m))).toBe(true);
-    expect(messages).not.toContain('started 20');
-    expect(messages).not.toContain('all started');
-  }, 60_000);
+  (asRoot ? test : test.skip)(
+    'a script cannot start more processes than its cap (20 here): the fork bomb stops, the step fails',
+    async () => {
+      const mold = await scriptMold({
+        bomb: 'for i in $(seq 1 100); do sleep 60 & echo "started $i"; done; echo "all started"',
+      });
+      const done = await finished(await startRun(mold));
+      expect(done.status).toBe('failed');
+      expect(done.steps[0].error).toBe('script exited with code 2');
+      const messages = await logMessages(done.id);
+      expect(messages).toContain('started 10');
+      expect(messages.some((m) => /Cannot fork/.test(m))).toBe(true);
+      expect(messages).not.toContain('started 20');
+      expect(messages).not.toContain('all started');
+    },
+    60_000,
+  );
 
-  (asRoot ? test : test.skip)('two scripts running at once each get their own process budget', async () => {
-    // 12 sleeps plus the shell, bwrap twice and timeout: 16 of 20 each, 32 if they shared one.
-    const hold = 'for i in $(seq 1 12); do sleep 60 & done; echo "holding 12"';
-    const first = await startRun(await scriptMold({ hold: `${hold}; wait` }));
-    await waitForLog(first, 'holding 12');
-    const second = await finished(await startRun(await scriptMold({ hold })));
-    expect(second.status).toBe('completed');
-    expect(await logMessages(second.id)).toContain('holding 12');
-    // The first still holds its processes: the two budgets were in use at the same time.
-    expect((await runStatus(first)).status).toBe('running');
-    expect((await call('POST', `/forge/runs/${first}/cancel`)).status).toBe(200);
-    expect((await waitForStatus(first, ['cancelled', 'failed', 'completed'])).status).toBe('cancelled');
-  }, 60_000);
+  (asRoot ? test : test.skip)(
+    'two scripts running at once each get their own process budget',
+    async () => {
+      // 12 sleeps plus the shell, bwrap twice and timeout: 16 of 20 each, 32 if they shared one.
+      const hold = 'for i in $(seq 1 12); do sleep 60 & done; echo "holding 12"';
+      const first = await startRun(await scriptMold({ hold: `${hold}; wait` }));
+      await waitForLog(first, 'holding 12');
+      const second = await finished(await startRun(await scriptMold({ hold })));
+      expect(second.status).toBe('completed');
+      expect(await logMessages(second.id)).toContain('holding 12');
+      // The first still holds its processes: the two budgets were in use at the same time.
+      expect((await runStatus(first)).status).toBe('running');
+      expect((await call('POST', `/forge/runs/${first}/cancel`)).status).toBe(200);
+      expect((await waitForStatus(first, ['cancelled', 'failed', 'completed'])).status).toBe('cancelled');
+    },
+    60_000,
+  );
 
   test('a file over the size cap (1 MB here) fails the step; a smaller one is written', async () => {
     const mold = await scriptMold({
@@ -181,19 +227,27 @@ describe('limits', () => {
     const done = await finished(await startRun(mold));
     expect(done.status).toBe('failed');
     expect(done.steps[0].status).toBe('completed');
-    expect(done.steps[1]).toEqual(expect.objectContaining({ status: 'failed', error: 'script exceeded its file size limit (1 MB per file): exit code 153' }));
+    expect(done.steps[1]).toEqual(
+      expect.objectContaining({
+        status: 'failed',
+        error: 'script exceeded its file size limit (1 MB per file): exit code 153',
+      }),
+    );
     const messages = await logMessages(done.id);
     expect(messages).toContain('500000');
     expect(messages).not.toContain('never printed');
   }, 60_000);
 
   test('memory over the cap (256 MB here) cannot be allocated and fails the step; a smaller amount can', async () => {
-    const allocate = (bytes: number) => `bash -c 'x=$(head -c ${bytes} /dev/zero | tr "\\0" a); echo "held \${#x} bytes"'`;
+    const allocate = (bytes: number) =>
+      `bash -c 'x=$(head -c ${bytes} /dev/zero | tr "\\0" a); echo "held \${#x} bytes"'`;
     const mold = await scriptMold({ small: allocate(20_000_000), big: allocate(300_000_000) });
     const done = await finished(await startRun(mold));
     expect(done.status).toBe('failed');
     expect(done.steps[0].status).toBe('completed');
-    expect(done.steps[1]).toEqual(expect.objectContaining({ status: 'failed', error: expect.stringMatching(/^script exited with code [1-9]/) }));
+    expect(done.steps[1]).toEqual(
+      expect.objectContaining({ status: 'failed', error: expect.stringMatching(/^script exited with code [1-9]/) }),
+    );
     const messages = await logMessages(done.id);
     expect(messages).toContain('held 20000000 bytes');
     expect(messages.some((m) => /cannot allocate/.test(m))).toBe(true);

@@ -50,7 +50,10 @@ const post = (path: string, body: string, contentType = 'application/json') =>
   fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
 
 /** A request with any method: fetch refuses some (TRACE) and node:http sends them as they are. */
-function rawRequest(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${api.url}${path}`, { method }, async (res) => {
       let body = '';
@@ -63,7 +66,12 @@ function rawRequest(method: string, path: string): Promise<{ status: number; hea
 
 function expectEnvelope(json: { error: Record<string, unknown> }, code: string) {
   expect(json.error).toEqual(
-    expect.objectContaining({ code, message: expect.any(String), details: expect.any(Array), request_id: expect.any(String) }),
+    expect.objectContaining({
+      code,
+      message: expect.any(String),
+      details: expect.any(Array),
+      request_id: expect.any(String),
+    }),
   );
 }
 
@@ -111,7 +119,9 @@ describe('HTTP foundation', () => {
     for (const [path, body, field] of cases) {
       const res = await post(path, body);
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
-      expect((await jsonOf(res)).error.details).toEqual([{ field, message: 'must not contain the NUL character (\\u0000)' }]);
+      expect((await jsonOf(res)).error.details).toEqual([
+        { field, message: 'must not contain the NUL character (\\u0000)' },
+      ]);
     }
     // A real route whose value would otherwise reach PostgreSQL (text columns refuse NUL).
     const { token } = await sessionToken({ tenant: `nul-${Date.now()}`, email: 'admin@nul.test', roles: ['admin'] });
@@ -141,7 +151,9 @@ describe('HTTP foundation', () => {
   test('unknown body fields, missing fields, bad params and out-of-range query values are 400s with per-field details', async () => {
     const unknownField = await post('/api/v1/echo/ann', JSON.stringify({ text: 'hi', admin: true }));
     expect(unknownField.status).toBe(400);
-    expect((await jsonOf(unknownField)).error.details).toEqual([{ field: 'body.admin', message: 'is not an allowed field' }]);
+    expect((await jsonOf(unknownField)).error.details).toEqual([
+      { field: 'body.admin', message: 'is not an allowed field' },
+    ]);
 
     const missing = await post('/api/v1/echo/ann', JSON.stringify({}));
     expect((await jsonOf(missing)).error.details).toEqual([expect.objectContaining({ field: 'body.text' })]);

@@ -17,7 +17,13 @@ async function apiWith(auth: Partial<ReturnType<typeof testConfig>['auth']>): Pr
   return startApi({ deps: await testDeps({ ...config, auth: { ...config.auth, issuer: idp.issuer, ...auth } }) });
 }
 
-const claims = () => ({ sub: 'idp|42', email: 'grace@oidc.test', name: 'Grace', tenant_id: tenantId, groups: ['platform'] });
+const claims = () => ({
+  sub: 'idp|42',
+  email: 'grace@oidc.test',
+  name: 'Grace',
+  tenant_id: tenantId,
+  groups: ['platform'],
+});
 
 test.each([
   ['a JWKS URL', () => ({ jwksUrl: idp.jwksUrl })],
@@ -71,14 +77,25 @@ test('a provider subject seen first with the email of a CLI-made user is linked 
   try {
     const signIn = async (emailVerified: unknown) =>
       fetch(`${api.url}/api/v1/me`, {
-        headers: bearer(await idp.sign({ sub: 'idp|linked', email: 'linked@oidc.test', email_verified: emailVerified, name: 'Linked', tenant_id: tenantId, groups: [] })),
+        headers: bearer(
+          await idp.sign({
+            sub: 'idp|linked',
+            email: 'linked@oidc.test',
+            email_verified: emailVerified,
+            name: 'Linked',
+            tenant_id: tenantId,
+            groups: [],
+          }),
+        ),
       });
     // Unverified (absent, false, or the string "true"): the account is not taken over.
     for (const unverified of [undefined, false, 'true']) expect((await signIn(unverified)).status).toBe(401);
     for (let i = 0; i < 2; i++) {
       const res = await signIn(true);
       expect(res.status).toBe(200);
-      expect(await jsonOf(res)).toEqual(expect.objectContaining({ id: cli.userId, email: 'linked@oidc.test', name: 'Linked', roles: ['viewer'] }));
+      expect(await jsonOf(res)).toEqual(
+        expect.objectContaining({ id: cli.userId, email: 'linked@oidc.test', name: 'Linked', roles: ['viewer'] }),
+      );
     }
   } finally {
     await api.close();
@@ -88,7 +105,13 @@ test('a provider subject seen first with the email of a CLI-made user is linked 
 test('a new subject with a new email signs in whether or not the email is verified', async () => {
   const api = await apiWith({ jwksUrl: idp.jwksUrl });
   try {
-    const token = await idp.sign({ sub: 'idp|fresh', email: 'fresh@oidc.test', name: 'Fresh', tenant_id: tenantId, groups: [] });
+    const token = await idp.sign({
+      sub: 'idp|fresh',
+      email: 'fresh@oidc.test',
+      name: 'Fresh',
+      tenant_id: tenantId,
+      groups: [],
+    });
     const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(token) });
     expect(res.status).toBe(200);
     expect(await jsonOf(res)).toEqual(expect.objectContaining({ email: 'fresh@oidc.test' }));
@@ -101,8 +124,11 @@ test('a known subject whose new email another user holds still signs in, as itse
   const holder = await sessionToken({ tenant: tenantId, email: 'taken@oidc.test' });
   const api = await apiWith({ jwksUrl: idp.jwksUrl });
   try {
-    const asMover = (email: string) => idp.sign({ sub: 'idp|mover', email, name: 'Mover', tenant_id: tenantId, groups: [] });
-    const first = await jsonOf(await fetch(`${api.url}/api/v1/me`, { headers: bearer(await asMover('mover@oidc.test')) }));
+    const asMover = (email: string) =>
+      idp.sign({ sub: 'idp|mover', email, name: 'Mover', tenant_id: tenantId, groups: [] });
+    const first = await jsonOf(
+      await fetch(`${api.url}/api/v1/me`, { headers: bearer(await asMover('mover@oidc.test')) }),
+    );
     const res = await fetch(`${api.url}/api/v1/me`, { headers: bearer(await asMover('taken@oidc.test')) });
     expect(res.status).toBe(200);
     const me = await jsonOf(res);

@@ -11,7 +11,15 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Keyring, parseEncryptionKeys } from '../../core/crypto/keyring';
 import { EncryptionCodec } from '../../core/crypto/payloadCodec';
-import { callApi, sessionToken, startApi, startWorkers, testConfig, type TestApi, type TestWorkers } from '../support/harness';
+import {
+  callApi,
+  sessionToken,
+  startApi,
+  startWorkers,
+  testConfig,
+  type TestApi,
+  type TestWorkers,
+} from '../support/harness';
 import { launch, ROOT, until } from '../support/processes';
 import { FAKES_HOST } from '../support/testEnv';
 
@@ -53,7 +61,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => target.listen(0, FAKES_HOST, resolve));
   targetUrl = `http://${FAKES_HOST}:${(target.address() as AddressInfo).port}`;
-  operator = (await sessionToken({ tenant: testConfig().platformTenant, email: `ops-${run}@platform.test`, roles: ['admin'] })).token;
+  operator = (
+    await sessionToken({ tenant: testConfig().platformTenant, email: `ops-${run}@platform.test`, roles: ['admin'] })
+  ).token;
   tenantAdmin = (await sessionToken({ tenant: `codec-${run}`, email: 'admin@codec.test', roles: ['admin'] })).token;
   // A client without the codec: what the Web UI, or anyone reading the server's store, sees.
   const config = testConfig();
@@ -69,7 +79,8 @@ afterAll(async () => {
   await new Promise((resolve) => target.close(resolve));
 });
 
-const call = (token: string, method: string, apiPath: string, body?: unknown) => callApi(api, token, method, apiPath, body);
+const call = (token: string, method: string, apiPath: string, body?: unknown) =>
+  callApi(api, token, method, apiPath, body);
 const text = (bytes: Uint8Array | string | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 
 /** Every Payload anywhere in a history: an object whose `metadata` says its encoding. */
@@ -89,7 +100,9 @@ function textsIn(node: unknown, found: string[] = []): string[] {
 }
 
 const toJson = ({ metadata, data }: Payload) => ({
-  metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+  ),
   data: Buffer.from(data ?? []).toString('base64'),
 });
 
@@ -115,7 +128,10 @@ describe('a forge run with a parameter, a request header, an approval comment, a
       ],
     });
     expect(mold.status).toBe(201);
-    const started = await call(tenantAdmin, 'POST', '/forge/runs', { mold_slug: mold.body.slug, parameters: { service: MARK.parameter } });
+    const started = await call(tenantAdmin, 'POST', '/forge/runs', {
+      mold_slug: mold.body.slug,
+      parameters: { service: MARK.parameter },
+    });
     expect(started.status).toBe(201);
     workflowId = started.body.workflow_id;
     const reaches = (statuses: string[]) =>
@@ -124,7 +140,9 @@ describe('a forge run with a parameter, a request header, an approval comment, a
         return statuses.includes(body.status) ? body : undefined;
       });
     await reaches(['awaiting_approval']);
-    expect((await call(tenantAdmin, 'POST', `/forge/runs/${started.body.id}/approve`, { comment: MARK.comment })).status).toBe(200);
+    expect(
+      (await call(tenantAdmin, 'POST', `/forge/runs/${started.body.id}/approve`, { comment: MARK.comment })).status,
+    ).toBe(200);
     const ended = await reaches(['completed', 'failed']);
     // The run itself went as designed: the data reached each place this test looks for it.
     expect(ended.status).toBe('failed');
@@ -147,9 +165,11 @@ describe('a forge run with a parameter, a request header, an approval comment, a
       ]),
     );
     const everything = textsIn(history).join('\n');
-    for (const [where, value] of Object.entries(MARK)) expect([where, everything.includes(value)]).toEqual([where, false]);
+    for (const [where, value] of Object.entries(MARK))
+      expect([where, everything.includes(value)]).toEqual([where, false]);
     // The failure's message and stack trace moved into an encrypted payload too.
-    const failed = history.events!.find((event) => event.activityTaskFailedEventAttributes)!.activityTaskFailedEventAttributes!.failure!;
+    const failed = history.events!.find((event) => event.activityTaskFailedEventAttributes)!
+      .activityTaskFailedEventAttributes!.failure!;
     expect(failed.message).toBe('Encoded failure');
     expect(failed.stackTrace).toBe('');
     expect(text(failed.encodedAttributes?.metadata?.encoding)).toBe('binary/encrypted');
@@ -160,12 +180,16 @@ describe('a forge run with a parameter, a request header, an approval comment, a
     expect(payloads.length).toBeGreaterThan(20);
     // The SDK core writes each local-activity marker's `data` (activity id and type, attempt,
     // times) itself, past the codec; the activity's result beside it is encrypted.
-    const markerData = history.events!.flatMap((event) => event.markerRecordedEventAttributes?.details?.data?.payloads ?? []);
+    const markerData = history.events!.flatMap(
+      (event) => event.markerRecordedEventAttributes?.details?.data?.payloads ?? [],
+    );
     expect(payloads.filter((payload) => text(payload.metadata?.encoding) !== 'binary/encrypted')).toEqual(markerData);
     for (const payload of markerData) {
       expect(JSON.parse(text(payload.data))).toEqual(expect.objectContaining({ activity_type: expect.any(String) }));
     }
-    const keyIds = new Set(payloads.filter((p) => !markerData.includes(p)).map((payload) => text(payload.metadata?.['encryption-key-id'])));
+    const keyIds = new Set(
+      payloads.filter((p) => !markerData.includes(p)).map((payload) => text(payload.metadata?.['encryption-key-id'])),
+    );
     expect([...keyIds]).toEqual([api.deps.keyring.currentKeyId]);
   });
 
@@ -174,23 +198,48 @@ describe('a forge run with a parameter, a request header, an approval comment, a
     const res = await call(operator, 'POST', '/temporal-codec/decode', { payloads: encrypted.map(toJson) });
     expect(res.status).toBe(200);
     expect(res.body.payloads).toHaveLength(encrypted.length);
-    const decoded = res.body.payloads.map((payload: { data: string }) => Buffer.from(payload.data, 'base64').toString('utf8')).join('\n');
+    const decoded = res.body.payloads
+      .map((payload: { data: string }) => Buffer.from(payload.data, 'base64').toString('utf8'))
+      .join('\n');
     for (const [where, value] of Object.entries(MARK)) expect([where, decoded.includes(value)]).toEqual([where, true]);
     expect(Buffer.from(res.body.payloads[0].metadata.encoding, 'base64').toString()).toBe('json/plain');
   });
 
   test('the Temporal CLI shows the run in plaintext through the codec endpoint with an operator token, ciphertext without', async () => {
-    const version = /TEMPORAL_CLI_VERSION="([^"]+)"/.exec(readFileSync(path.join(ROOT, 'scripts', 'lib', 'common.sh'), 'utf8'))![1];
-    const cli = path.join(process.env.SHIPYARD_CACHE ?? path.join(homedir(), '.cache', 'shipyard'), 'bin', `temporal-${version}`);
+    const version = /TEMPORAL_CLI_VERSION="([^"]+)"/.exec(
+      readFileSync(path.join(ROOT, 'scripts', 'lib', 'common.sh'), 'utf8'),
+    )![1];
+    const cli = path.join(
+      process.env.SHIPYARD_CACHE ?? path.join(homedir(), '.cache', 'shipyard'),
+      'bin',
+      `temporal-${version}`,
+    );
     const { address, namespace } = testConfig().temporal;
     const show = (...extra: string[]) =>
-      promisify(execFile)(cli, ['workflow', 'show', '-w', workflowId, '--address', address, '-n', namespace, '-o', 'json', ...extra]);
+      promisify(execFile)(cli, [
+        'workflow',
+        'show',
+        '-w',
+        workflowId,
+        '--address',
+        address,
+        '-n',
+        namespace,
+        '-o',
+        'json',
+        ...extra,
+      ]);
     // Its JSON output carries each payload as protobuf JSON: the data in base64.
     const shownData = async (...extra: string[]) =>
       payloadsIn(JSON.parse((await show(...extra)).stdout))
         .map((payload) => Buffer.from((payload.data as unknown as string) ?? '', 'base64').toString('utf8'))
         .join('\n');
-    const plain = await shownData('--codec-endpoint', `${api.url}/api/v1/temporal-codec`, '--codec-auth', `Bearer ${operator}`);
+    const plain = await shownData(
+      '--codec-endpoint',
+      `${api.url}/api/v1/temporal-codec`,
+      '--codec-auth',
+      `Bearer ${operator}`,
+    );
     for (const [where, value] of Object.entries(MARK)) expect([where, plain.includes(value)]).toEqual([where, true]);
     const raw = await shownData();
     for (const [where, value] of Object.entries(MARK)) expect([where, raw.includes(value)]).toEqual([where, false]);
@@ -198,7 +247,8 @@ describe('a forge run with a parameter, a request header, an approval comment, a
 });
 
 describe('the codec endpoint', () => {
-  const somePayload = () => toJson({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(`{"hello":"${run}"}`) });
+  const somePayload = () =>
+    toJson({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(`{"hello":"${run}"}`) });
 
   test('encodes as the workers do: the result is binary/encrypted under the current key and decodes back', async () => {
     const encoded = await call(operator, 'POST', '/temporal-codec/encode', { payloads: [somePayload()] });
@@ -212,7 +262,9 @@ describe('the codec endpoint', () => {
 
   test('refuses a tenant admin (403) and a caller without a token (401)', async () => {
     for (const direction of ['encode', 'decode']) {
-      const asTenantAdmin = await call(tenantAdmin, 'POST', `/temporal-codec/${direction}`, { payloads: [somePayload()] });
+      const asTenantAdmin = await call(tenantAdmin, 'POST', `/temporal-codec/${direction}`, {
+        payloads: [somePayload()],
+      });
       expect(asTenantAdmin.status).toBe(403);
       expect(asTenantAdmin.body.error.code).toBe('FORBIDDEN');
       const anonymous = await fetch(`${api.url}/api/v1/temporal-codec/${direction}`, {
@@ -236,12 +288,19 @@ describe('the codec endpoint', () => {
       expect([field, res.status]).toEqual([field, 400]);
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
-    const elsewhere = new EncryptionCodec(new Keyring(parseEncryptionKeys(`retired-${run}:${randomBytes(32).toString('base64')}`)));
-    const [foreign] = await elsewhere.encode([{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') }]);
+    const elsewhere = new EncryptionCodec(
+      new Keyring(parseEncryptionKeys(`retired-${run}:${randomBytes(32).toString('base64')}`)),
+    );
+    const [foreign] = await elsewhere.encode([
+      { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') },
+    ]);
     const res = await call(operator, 'POST', '/temporal-codec/decode', { payloads: [somePayload(), toJson(foreign)] });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([
-      { field: 'body.payloads.1', message: `sealed with key "retired-${run}", which is not among the configured encryption keys` },
+      {
+        field: 'body.payloads.1',
+        message: `sealed with key "retired-${run}", which is not among the configured encryption keys`,
+      },
     ]);
   });
 
@@ -291,9 +350,16 @@ test('the Temporal UI link is in run responses and /system only for platform ope
   expect((await call(operator, 'GET', `/forge/runs/${ours.id}`)).body.temporal_ui_url).toBe(ours.temporal_ui_url);
   expect(theirs).not.toHaveProperty('temporal_ui_url');
   expect((await call(tenantAdmin, 'GET', `/forge/runs/${theirs.id}`)).body).not.toHaveProperty('temporal_ui_url');
-  for (const [token, id] of [[operator, ours.id], [tenantAdmin, theirs.id]]) await call(token, 'POST', `/forge/runs/${id}/cancel`);
+  for (const [token, id] of [
+    [operator, ours.id],
+    [tenantAdmin, theirs.id],
+  ])
+    await call(token, 'POST', `/forge/runs/${id}/cancel`);
 
-  const [forOperator, forTenantAdmin] = await Promise.all([call(operator, 'GET', '/system'), call(tenantAdmin, 'GET', '/system')]);
+  const [forOperator, forTenantAdmin] = await Promise.all([
+    call(operator, 'GET', '/system'),
+    call(tenantAdmin, 'GET', '/system'),
+  ]);
   expect(forOperator.body.services.temporal.ui_url).toBe(uiUrl);
   expect(forTenantAdmin.status).toBe(200);
   expect(forTenantAdmin.body.services.temporal).not.toHaveProperty('ui_url');
@@ -310,7 +376,10 @@ describe('starting without usable keys', () => {
 
   // (The API's refusal in production is in test/e2e/productionConfig.test.ts.)
   test('in production without SHIPYARD_ENCRYPTION_KEYS, the workers refuse to start, saying what to set', async () => {
-    const { code, stderr } = await startFails('workers/main.ts', { NODE_ENV: 'production', SHIPYARD_ENCRYPTION_KEYS: '' });
+    const { code, stderr } = await startFails('workers/main.ts', {
+      NODE_ENV: 'production',
+      SHIPYARD_ENCRYPTION_KEYS: '',
+    });
     expect(code).toBe(1);
     expect(stderr).toContain('NODE_ENV=production requires SHIPYARD_ENCRYPTION_KEYS');
   }, 30_000);

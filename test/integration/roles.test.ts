@@ -24,7 +24,11 @@ afterAll(() => api.close());
 
 const call = (token: string, method: string, path: string, body?: unknown) => callApi(api, token, method, path, body);
 
-const newBundle = async (token: string, permissions: string[] = ['catalog:read'], name = `bundle-${randomUUID().slice(0, 6)}`) => {
+const newBundle = async (
+  token: string,
+  permissions: string[] = ['catalog:read'],
+  name = `bundle-${randomUUID().slice(0, 6)}`,
+) => {
   const res = await call(token, 'POST', '/admin/role-bundles', { name, description: 'test bundle', permissions });
   expect(res.status).toBe(201);
   return res.body as { id: string; name: string; permissions: string[] };
@@ -34,7 +38,12 @@ const permissionsOf = async (token: string): Promise<string[]> => (await call(to
 
 /** A probe of an admin:write endpoint: creating a role bundle (201 allowed, 403 not). */
 const adminWriteStatus = async (token: string) =>
-  (await call(token, 'POST', '/admin/role-bundles', { name: `probe-${randomUUID().slice(0, 8)}`, permissions: ['catalog:read'] })).status;
+  (
+    await call(token, 'POST', '/admin/role-bundles', {
+      name: `probe-${randomUUID().slice(0, 8)}`,
+      permissions: ['catalog:read'],
+    })
+  ).status;
 
 describe('GET /roles', () => {
   test('lists the three built-in roles and the tenant bundles, each with id, name, description, permissions and built_in', async () => {
@@ -42,19 +51,35 @@ describe('GET /roles', () => {
     const res = await call(viewerA, 'GET', '/roles');
     expect(res.status).toBe(200);
     const byId = Object.fromEntries(res.body.roles.map((r: { id: string }) => [r.id, r]));
-    expect(byId.admin).toEqual(expect.objectContaining({ name: 'admin', built_in: true, permissions: expect.arrayContaining(['admin:write']) }));
+    expect(byId.admin).toEqual(
+      expect.objectContaining({ name: 'admin', built_in: true, permissions: expect.arrayContaining(['admin:write']) }),
+    );
     expect(byId.editor.built_in).toBe(true);
     expect(byId.viewer.built_in).toBe(true);
-    expect(byId[bundle.id]).toEqual({ id: bundle.id, name: bundle.name, description: 'test bundle', permissions: ['forge:write'], built_in: false });
+    expect(byId[bundle.id]).toEqual({
+      id: bundle.id,
+      name: bundle.name,
+      description: 'test bundle',
+      permissions: ['forge:write'],
+      built_in: false,
+    });
   });
 });
 
 describe('role bundles CRUD', () => {
   test('create, read, list, partial update and delete a bundle, each audited as role_bundle.*', async () => {
-    const created = await call(adminA, 'POST', '/admin/role-bundles', { name: `crud-${run}`, permissions: ['catalog:write', 'forge:read'] });
+    const created = await call(adminA, 'POST', '/admin/role-bundles', {
+      name: `crud-${run}`,
+      permissions: ['catalog:write', 'forge:read'],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual(
-      expect.objectContaining({ id: expect.any(String), name: `crud-${run}`, description: '', permissions: ['catalog:write', 'forge:read'] }),
+      expect.objectContaining({
+        id: expect.any(String),
+        name: `crud-${run}`,
+        description: '',
+        permissions: ['catalog:write', 'forge:read'],
+      }),
     );
     const id = created.body.id;
     expect((await call(adminA, 'GET', `/admin/role-bundles/${id}`)).body.name).toBe(`crud-${run}`);
@@ -63,8 +88,17 @@ describe('role bundles CRUD', () => {
 
     const updated = await call(adminA, 'PUT', `/admin/role-bundles/${id}`, { description: 'now described' });
     expect(updated.status).toBe(200);
-    expect(updated.body).toEqual(expect.objectContaining({ name: `crud-${run}`, description: 'now described', permissions: ['catalog:write', 'forge:read'] }));
-    const renamed = await call(adminA, 'PUT', `/admin/role-bundles/${id}`, { name: `crud2-${run}`, permissions: ['admin:read'] });
+    expect(updated.body).toEqual(
+      expect.objectContaining({
+        name: `crud-${run}`,
+        description: 'now described',
+        permissions: ['catalog:write', 'forge:read'],
+      }),
+    );
+    const renamed = await call(adminA, 'PUT', `/admin/role-bundles/${id}`, {
+      name: `crud2-${run}`,
+      permissions: ['admin:read'],
+    });
     expect(renamed.body).toEqual(expect.objectContaining({ name: `crud2-${run}`, permissions: ['admin:read'] }));
 
     expect((await call(adminA, 'DELETE', `/admin/role-bundles/${id}`)).status).toBe(204);
@@ -73,7 +107,9 @@ describe('role bundles CRUD', () => {
 
     const activity = await call(adminA, 'GET', '/admin/activity?limit=100');
     const events = activity.body.items.map((i: { eventType: string }) => i.eventType);
-    expect(events).toEqual(expect.arrayContaining(['role_bundle.created', 'role_bundle.updated', 'role_bundle.deleted']));
+    expect(events).toEqual(
+      expect.arrayContaining(['role_bundle.created', 'role_bundle.updated', 'role_bundle.deleted']),
+    );
   });
 
   test('bad bundle input is a clear 4xx: duplicate or built-in names 409, unknown scopes, uuid-like names, unknown fields and empty updates 400', async () => {
@@ -81,14 +117,25 @@ describe('role bundles CRUD', () => {
     const dup = await call(adminA, 'POST', '/admin/role-bundles', { name: bundle.name, permissions: ['catalog:read'] });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('CONFLICT');
-    expect((await call(adminA, 'POST', '/admin/role-bundles', { name: 'Admin', permissions: ['catalog:read'] })).status).toBe(409);
-    const badScope = await call(adminA, 'POST', '/admin/role-bundles', { name: 'x', permissions: ['catalog:everything'] });
+    expect(
+      (await call(adminA, 'POST', '/admin/role-bundles', { name: 'Admin', permissions: ['catalog:read'] })).status,
+    ).toBe(409);
+    const badScope = await call(adminA, 'POST', '/admin/role-bundles', {
+      name: 'x',
+      permissions: ['catalog:everything'],
+    });
     expect(badScope.status).toBe(400);
     expect(badScope.body.error.code).toBe('INVALID_REQUEST');
     expect((await call(adminA, 'POST', '/admin/role-bundles', { name: 'x' })).status).toBe(400);
     expect((await call(adminA, 'POST', '/admin/role-bundles', { name: 'x', permissions: [] })).status).toBe(400);
-    expect((await call(adminA, 'POST', '/admin/role-bundles', { name: randomUUID(), permissions: ['catalog:read'] })).status).toBe(400);
-    const extra = await call(adminA, 'POST', '/admin/role-bundles', { name: 'x', permissions: ['catalog:read'], owner: 'me' });
+    expect(
+      (await call(adminA, 'POST', '/admin/role-bundles', { name: randomUUID(), permissions: ['catalog:read'] })).status,
+    ).toBe(400);
+    const extra = await call(adminA, 'POST', '/admin/role-bundles', {
+      name: 'x',
+      permissions: ['catalog:read'],
+      owner: 'me',
+    });
     expect(extra.status).toBe(400);
     expect(extra.body.error.details).toEqual([{ field: 'body.owner', message: 'is not an allowed field' }]);
 
@@ -97,8 +144,18 @@ describe('role bundles CRUD', () => {
     expect((await call(adminA, 'PUT', `/admin/role-bundles/${other.id}`, { name: 'viewer' })).status).toBe(409);
     // The refused creates and renames are audited as failures, with the reason.
     const { items } = (await call(adminA, 'GET', '/admin/activity?limit=100')).body;
-    const failures = items.filter((i: { status: string; eventType: string }) => i.status === 'failure' && i.eventType.startsWith('role_bundle.'));
-    expect(failures.slice(0, 4).map((i: { eventType: string; errorMessage: string; targetId: string | null }) => [i.eventType, i.errorMessage, i.targetId])).toEqual([
+    const failures = items.filter(
+      (i: { status: string; eventType: string }) => i.status === 'failure' && i.eventType.startsWith('role_bundle.'),
+    );
+    expect(
+      failures
+        .slice(0, 4)
+        .map((i: { eventType: string; errorMessage: string; targetId: string | null }) => [
+          i.eventType,
+          i.errorMessage,
+          i.targetId,
+        ]),
+    ).toEqual([
       ['role_bundle.updated', '"viewer" is a built-in role name', other.id],
       ['role_bundle.updated', `A role bundle named "${bundle.name}" already exists`, other.id],
       ['role_bundle.created', '"Admin" is a built-in role name', null],
@@ -120,7 +177,11 @@ describe('role bundles CRUD', () => {
   });
 
   test('deleting a bundle removes every assignment of it (user, team, group) in the same transaction, and the permission goes with it', async () => {
-    const holder = await sessionToken({ tenant: tenantA, email: `bundle-holder-${run}@a.test`, groups: [`bundle-group-${run}`] });
+    const holder = await sessionToken({
+      tenant: tenantA,
+      email: `bundle-holder-${run}@a.test`,
+      groups: [`bundle-group-${run}`],
+    });
     const bundle = await newBundle(adminA, ['operations:admin']);
     const team = (await call(adminA, 'POST', '/admin/teams', { name: `Bundle team ${run}` })).body;
     expect((await call(adminA, 'POST', `/roles/users/${holder.userId}/roles`, { role: bundle.id })).status).toBe(201);
@@ -145,7 +206,10 @@ describe('direct user role assignment', () => {
     expect(await permissionsOf(user.token)).toEqual([]);
     const res = await call(adminA, 'POST', `/roles/users/${user.userId}/roles`, { role: 'editor' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ user_id: user.userId, role: expect.objectContaining({ id: 'editor', name: 'editor', built_in: true }) });
+    expect(res.body).toEqual({
+      user_id: user.userId,
+      role: expect.objectContaining({ id: 'editor', name: 'editor', built_in: true }),
+    });
     expect(await permissionsOf(user.token)).toContain('catalog:write');
     expect((await call(adminA, 'POST', `/roles/users/${user.userId}/roles`, { role: 'editor' })).status).toBe(409);
 
@@ -153,7 +217,9 @@ describe('direct user role assignment', () => {
     expect(await permissionsOf(user.token)).toEqual([]);
     expect((await call(adminA, 'DELETE', `/roles/users/${user.userId}/roles?role=editor`)).status).toBe(404);
 
-    const activity = (await call(adminA, 'GET', '/admin/activity?limit=100')).body.items.map((i: { eventType: string }) => i.eventType);
+    const activity = (await call(adminA, 'GET', '/admin/activity?limit=100')).body.items.map(
+      (i: { eventType: string }) => i.eventType,
+    );
     expect(activity).toEqual(expect.arrayContaining(['role.assigned', 'role.unassigned']));
   });
 
@@ -172,7 +238,9 @@ describe('direct user role assignment', () => {
     expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, { role: randomUUID() })).status).toBe(404);
     expect((await call(adminA, 'POST', '/roles/users/123/roles', { role: 'viewer' })).status).toBe(400);
     expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, {})).status).toBe(400);
-    expect((await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, { role: 'viewer', scope: 'x' })).status).toBe(400);
+    expect(
+      (await call(adminA, 'POST', `/roles/users/${plain.userId}/roles`, { role: 'viewer', scope: 'x' })).status,
+    ).toBe(400);
     expect((await call(adminA, 'DELETE', `/roles/users/${plain.userId}/roles`)).status).toBe(400);
     expect((await call(adminA, 'DELETE', `/roles/users/${randomUUID()}/roles?role=viewer`)).status).toBe(404);
     expect((await call(adminA, 'DELETE', `/roles/users/${plain.userId}/roles?role=nope`)).status).toBe(404);
@@ -214,7 +282,10 @@ describe('role resolution end to end: a user with no direct role', () => {
 
     const team = (await call(adminA, 'POST', '/admin/teams', { name: `Admins via group ${run}` })).body;
     await call(adminA, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'admin' });
-    const mapping = await call(adminA, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: group, provider: 'idp-a' });
+    const mapping = await call(adminA, 'POST', `/admin/teams/${team.id}/mappings`, {
+      group_name: group,
+      provider: 'idp-a',
+    });
     expect(mapping.status).toBe(201);
     expect(await permissionsOf(user.token)).toContain('admin:write');
     expect((await call(user.token, 'GET', '/me')).body.teams).toEqual([team.slug]);
@@ -249,12 +320,19 @@ describe('groups', () => {
     const mapped = `mapped-${run}`;
     const roled = `roled-${run}`;
     const team = (await call(adminA, 'POST', '/admin/teams', { name: `Groups ${run}` })).body;
-    await call(adminA, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: mapped, provider: 'idp-c', role: 'lead' });
+    await call(adminA, 'POST', `/admin/teams/${team.id}/mappings`, {
+      group_name: mapped,
+      provider: 'idp-c',
+      role: 'lead',
+    });
     const bundle = await newBundle(adminA);
     await call(adminA, 'POST', `/groups/${roled}/roles`, { role: 'viewer' });
     await call(adminA, 'POST', `/groups/${roled}/roles`, { role: bundle.name });
     const seen = `seen-${run}`;
-    for (const [email, groups] of [[`m1-${run}@a.test`, [mapped, seen]], [`m2-${run}@a.test`, [mapped]]] as const) {
+    for (const [email, groups] of [
+      [`m1-${run}@a.test`, [mapped, seen]],
+      [`m2-${run}@a.test`, [mapped]],
+    ] as const) {
       await call((await sessionToken({ tenant: tenantA, email, groups: [...groups] })).token, 'GET', '/me');
     }
 
@@ -262,7 +340,13 @@ describe('groups', () => {
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(res.body.groups.map((g: { name: string }) => [g.name, g]));
     expect(byName[mapped]).toEqual({ name: mapped, provider: 'idp-c', member_count: 2, roles: [], teams: [team.slug] });
-    expect(byName[roled]).toEqual({ name: roled, provider: 'idp-a', member_count: 0, roles: [bundle.name, 'viewer'].sort(), teams: [] });
+    expect(byName[roled]).toEqual({
+      name: roled,
+      provider: 'idp-a',
+      member_count: 0,
+      roles: [bundle.name, 'viewer'].sort(),
+      teams: [],
+    });
     expect(byName[seen]).toEqual({ name: seen, provider: 'idp-a', member_count: 1, roles: [], teams: [] });
   });
 
@@ -277,7 +361,9 @@ describe('groups', () => {
     expect((await call(adminA, 'GET', path)).body.roles.map((r: { id: string }) => r.id)).toEqual(['editor']);
     expect((await call(adminA, 'DELETE', `${path}/viewer`)).status).toBe(404);
     expect((await call(adminA, 'DELETE', `${path}/editor`)).status).toBe(204);
-    const events = (await call(adminA, 'GET', '/admin/activity?limit=100')).body.items.map((i: { eventType: string }) => i.eventType);
+    const events = (await call(adminA, 'GET', '/admin/activity?limit=100')).body.items.map(
+      (i: { eventType: string }) => i.eventType,
+    );
     expect(events).toEqual(expect.arrayContaining(['group_role.assigned', 'group_role.unassigned']));
   });
 });
@@ -300,7 +386,12 @@ describe('access', () => {
     ] as const;
     for (const [method, path, body] of denied) {
       const res = await call(viewerA, method, path, body);
-      expect({ method, path, status: res.status, code: res.body.error.code }).toEqual({ method, path, status: 403, code: 'FORBIDDEN' });
+      expect({ method, path, status: res.status, code: res.body.error.code }).toEqual({
+        method,
+        path,
+        status: 403,
+        code: 'FORBIDDEN',
+      });
     }
     expect((await call(viewerA, 'GET', '/roles')).status).toBe(200);
   });
@@ -331,8 +422,12 @@ describe('tenant isolation', () => {
 
     // A's data is untouched.
     expect((await call(adminA, 'GET', `/admin/role-bundles/${bundle.id}`)).body.description).toBe('test bundle');
-    expect((await call(adminA, 'GET', `/groups/a-group-${run}/roles`)).body.roles.map((r: { id: string }) => r.id)).toEqual(['viewer']);
+    expect(
+      (await call(adminA, 'GET', `/groups/a-group-${run}/roles`)).body.roles.map((r: { id: string }) => r.id),
+    ).toEqual(['viewer']);
     // The same bundle name is free in B.
-    expect((await call(adminB, 'POST', '/admin/role-bundles', { name: bundle.name, permissions: ['catalog:read'] })).status).toBe(201);
+    expect(
+      (await call(adminB, 'POST', '/admin/role-bundles', { name: bundle.name, permissions: ['catalog:read'] })).status,
+    ).toBe(201);
   });
 });

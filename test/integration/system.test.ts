@@ -1,4 +1,14 @@
-import { bearer, jsonOf, sessionToken, startApi, startWorkers, testConfig, testDeps, type TestApi, type TestWorkers } from '../support/harness';
+import {
+  bearer,
+  jsonOf,
+  sessionToken,
+  startApi,
+  startWorkers,
+  testConfig,
+  testDeps,
+  type TestApi,
+  type TestWorkers,
+} from '../support/harness';
 
 let auth: Record<string, string>;
 beforeAll(async () => {
@@ -52,7 +62,9 @@ describe('with a pool stopped or Temporal unreachable', () => {
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(body.status).toBe('degraded');
       expect(body.worker_pools.forge.status).toBe('up');
-      expect(body.worker_pools.platform).toEqual(expect.objectContaining({ status: 'down', error: expect.any(String) }));
+      expect(body.worker_pools.platform).toEqual(
+        expect.objectContaining({ status: 'down', error: expect.any(String) }),
+      );
     } finally {
       await api.close();
       await workers.stop();
@@ -69,7 +81,11 @@ describe('with a pool stopped or Temporal unreachable', () => {
       expect(body.services.temporal.status).toBe('down');
       expect(body.services.database.status).toBe('up');
       expect(body.services.elasticsearch.status).toBe('up');
-      expect(Object.values(body.worker_pools).map((p) => (p as { status: string }).status)).toEqual(['down', 'down', 'down']);
+      expect(Object.values(body.worker_pools).map((p) => (p as { status: string }).status)).toEqual([
+        'down',
+        'down',
+        'down',
+      ]);
     } finally {
       await api.close();
     }

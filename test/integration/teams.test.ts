@@ -59,13 +59,15 @@ describe('the /teams cache', () => {
     const team = await createTeam({ name: uniqueName('Cached') });
     expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).toContain(team.slug);
     await call(adminA.token, 'PUT', `/admin/teams/${team.id}`, { name: 'Renamed while cached' });
-    const listed = (await call(viewerA.token, 'GET', '/teams')).body.teams.find((t: { id: string }) => t.id === team.id);
+    const listed = (await call(viewerA.token, 'GET', '/teams')).body.teams.find(
+      (t: { id: string }) => t.id === team.id,
+    );
     expect(listed.name).toBe('Renamed while cached');
     await call(adminA.token, 'DELETE', `/admin/teams/${team.id}`);
     expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).not.toContain(team.slug);
   });
 
-  test("a team write through one API process drops the cached list in another (Postgres NOTIFY)", async () => {
+  test('a team write through one API process drops the cached list in another (Postgres NOTIFY)', async () => {
     const second = await startApi();
     try {
       const listOnSecond = async () => slugsOf((await callApi(second, viewerA.token, 'GET', '/teams')).body);
@@ -74,7 +76,9 @@ describe('the /teams cache', () => {
       expect(await listOnSecond()).not.toContain(hidden); // served from the second process's cache
       await createTeam({ name: uniqueName('Elsewhere') }); // written through the first process
       // The notification arrives asynchronously after the commit; without it, 3 minutes.
-      await until('the second process to drop its list', 5, async () => ((await listOnSecond()).includes(hidden) ? true : undefined));
+      await until('the second process to drop its list', 5, async () =>
+        (await listOnSecond()).includes(hidden) ? true : undefined,
+      );
     } finally {
       await second.close();
     }
@@ -95,8 +99,12 @@ describe('the /teams cache', () => {
       const hidden = await insertBehindTheApi(adminA.tenantId);
       expect((await call(adminA.token, method, path, body)).status).toBeLessThan(300);
       const list = (await call(viewerA.token, 'GET', '/teams')).body;
-      expect({ write: `${method} ${path}`, seen: slugsOf(list).includes(hidden) }).toEqual({ write: `${method} ${path}`, seen: true });
-      if (path.endsWith('/members')) expect(list.teams.find((t: { id: string }) => t.id === team.id).member_count).toBe(1);
+      expect({ write: `${method} ${path}`, seen: slugsOf(list).includes(hidden) }).toEqual({
+        write: `${method} ${path}`,
+        seen: true,
+      });
+      if (path.endsWith('/members'))
+        expect(list.teams.find((t: { id: string }) => t.id === team.id).member_count).toBe(1);
     }
   });
 });
@@ -104,10 +112,20 @@ describe('the /teams cache', () => {
 describe('team CRUD', () => {
   test('creates a team with a slug derived from the name, reads it by id and by slug, updates it partially, and deletes it', async () => {
     const name = `Platform Team (EU) ${run}`;
-    const created = await call(adminA.token, 'POST', '/admin/teams', { name, description: 'runs the platform', metadata: { cost_center: 42 } });
+    const created = await call(adminA.token, 'POST', '/admin/teams', {
+      name,
+      description: 'runs the platform',
+      metadata: { cost_center: 42 },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual(
-      expect.objectContaining({ name, slug: `platform-team-eu-${run}`, description: 'runs the platform', metadata: { cost_center: 42 }, parent_id: null }),
+      expect.objectContaining({
+        name,
+        slug: `platform-team-eu-${run}`,
+        description: 'runs the platform',
+        metadata: { cost_center: 42 },
+        parent_id: null,
+      }),
     );
     const { id, slug } = created.body;
 
@@ -119,8 +137,12 @@ describe('team CRUD', () => {
 
     const updated = await call(adminA.token, 'PUT', `/admin/teams/${id}`, { description: 'changed' });
     expect(updated.status).toBe(200);
-    expect(updated.body).toEqual(expect.objectContaining({ name, slug, description: 'changed', metadata: { cost_center: 42 } }));
-    expect(new Date(updated.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updated_at).getTime());
+    expect(updated.body).toEqual(
+      expect.objectContaining({ name, slug, description: 'changed', metadata: { cost_center: 42 } }),
+    );
+    expect(new Date(updated.body.updated_at).getTime()).toBeGreaterThanOrEqual(
+      new Date(created.body.updated_at).getTime(),
+    );
 
     expect((await call(adminA.token, 'DELETE', `/admin/teams/${id}`)).status).toBe(204);
     expect((await call(adminA.token, 'GET', `/admin/teams/${id}`)).status).toBe(404);
@@ -131,13 +153,19 @@ describe('team CRUD', () => {
   test('the team details carry members, group mappings, roles and, for admin:read holders only, the audit entries targeting the team', async () => {
     const team = await createTeam({ name: uniqueName('Detailed') });
     await call(adminA.token, 'POST', `/admin/teams/${team.id}/members`, { user_id: viewerA.userId, role: 'lead' });
-    await call(adminA.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: `detail-${run}`, provider: 'idp-d', role: 'viewer' });
+    await call(adminA.token, 'POST', `/admin/teams/${team.id}/mappings`, {
+      group_name: `detail-${run}`,
+      provider: 'idp-d',
+      role: 'viewer',
+    });
     await call(adminA.token, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'editor' });
     await call(adminA.token, 'PUT', `/admin/teams/${team.id}`, { metadata: { tier: 1 } });
 
     const { body } = await call(viewerA.token, 'GET', `/teams/${team.slug}`);
     expect(body.members).toEqual([{ user_id: viewerA.userId, name: 'viewer', email: 'viewer@a.test', role: 'lead' }]);
-    expect(body.group_mappings).toEqual([{ id: expect.any(String), group_name: `detail-${run}`, provider: 'idp-d', role: 'viewer' }]);
+    expect(body.group_mappings).toEqual([
+      { id: expect.any(String), group_name: `detail-${run}`, provider: 'idp-d', role: 'viewer' },
+    ]);
     expect(body.roles.map((r: { id: string }) => r.id)).toEqual(['editor']);
     expect(body).not.toHaveProperty('audit_log');
 
@@ -150,7 +178,9 @@ describe('team CRUD', () => {
       'team.member_added',
       'team.created',
     ]);
-    expect(asAdmin.audit_log[0]).toEqual(expect.objectContaining({ actor: 'admin@a.test', actorType: 'user', status: 'success' }));
+    expect(asAdmin.audit_log[0]).toEqual(
+      expect.objectContaining({ actor: 'admin@a.test', actorType: 'user', status: 'success' }),
+    );
   });
 
   test('bad team input is a clear 4xx: missing name, bad or uuid-like slug, underivable slug, unknown fields, empty update', async () => {
@@ -187,7 +217,9 @@ describe('team CRUD', () => {
     for (let i = 0; i < 3; i++) await createTeam({ name: `Paged ${run} ${i}` });
     const all = (await call(viewerA.token, 'GET', '/teams')).body;
     expect(all.page).toEqual({ limit: all.teams.length, total: all.teams.length, nextCursor: null, prevCursor: null });
-    expect(all.teams[0]).toEqual(expect.objectContaining({ id: expect.any(String), slug: expect.any(String), member_count: expect.any(Number) }));
+    expect(all.teams[0]).toEqual(
+      expect.objectContaining({ id: expect.any(String), slug: expect.any(String), member_count: expect.any(Number) }),
+    );
 
     const first = (await call(viewerA.token, 'GET', '/teams?limit=2')).body;
     expect(first.teams).toEqual(all.teams.slice(0, 2));
@@ -199,7 +231,9 @@ describe('team CRUD', () => {
     expect((await call(viewerA.token, 'GET', '/teams?cursor=abc')).status).toBe(400);
 
     const admin = (await call(adminA.token, 'GET', '/admin/teams?limit=2')).body;
-    expect(admin.teams.map((t: { id: string }) => t.id)).toEqual(all.teams.slice(0, 2).map((t: { id: string }) => t.id));
+    expect(admin.teams.map((t: { id: string }) => t.id)).toEqual(
+      all.teams.slice(0, 2).map((t: { id: string }) => t.id),
+    );
     expect(admin.page.total).toBe(all.teams.length);
   });
 });
@@ -220,16 +254,30 @@ describe('team hierarchy', () => {
     expect((await call(adminA.token, 'PUT', `/admin/teams/${b.id}`, { parent_id: c.id })).status).toBe(409);
     expect((await call(adminA.token, 'GET', `/admin/teams/${a.id}`)).body.parent_id).toBeNull();
     // Each refused move leaves a failure entry on the team, though its transaction rolled back.
-    const refusals = (await call(adminA.token, 'GET', `/teams/${a.id}`)).body.audit_log.filter((e: { status: string }) => e.status === 'failure');
+    const refusals = (await call(adminA.token, 'GET', `/teams/${a.id}`)).body.audit_log.filter(
+      (e: { status: string }) => e.status === 'failure',
+    );
     expect(refusals).toEqual([
-      expect.objectContaining({ eventType: 'team.updated', action: 'update', targetId: a.id, errorMessage: expect.stringMatching(/own ancestor/) }),
-      expect.objectContaining({ eventType: 'team.updated', action: 'update', targetId: a.id, errorMessage: expect.stringMatching(/own parent/) }),
+      expect.objectContaining({
+        eventType: 'team.updated',
+        action: 'update',
+        targetId: a.id,
+        errorMessage: expect.stringMatching(/own ancestor/),
+      }),
+      expect.objectContaining({
+        eventType: 'team.updated',
+        action: 'update',
+        targetId: a.id,
+        errorMessage: expect.stringMatching(/own parent/),
+      }),
     ]);
 
     const missing = await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: randomUUID() });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([{ field: 'body.parent_id', message: 'no such team' }]);
-    expect((await call(adminA.token, 'POST', '/admin/teams', { name: 'orphan', parent_id: randomUUID() })).status).toBe(400);
+    expect((await call(adminA.token, 'POST', '/admin/teams', { name: 'orphan', parent_id: randomUUID() })).status).toBe(
+      400,
+    );
 
     // Allowed moves: a leaf under the root, and clearing a parent.
     expect((await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: a.id })).body.parent_id).toBe(a.id);
@@ -256,7 +304,14 @@ describe('members, mappings and roles', () => {
     expect((await call(adminA.token, 'POST', path, { user_id: randomUUID(), role: 'member' })).status).toBe(404);
     expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId, role: 'owner' })).status).toBe(400);
     expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId })).status).toBe(400);
-    expect((await call(adminA.token, 'POST', `/admin/teams/${randomUUID()}/members`, { user_id: adminA.userId, role: 'member' })).status).toBe(404);
+    expect(
+      (
+        await call(adminA.token, 'POST', `/admin/teams/${randomUUID()}/members`, {
+          user_id: adminA.userId,
+          role: 'member',
+        })
+      ).status,
+    ).toBe(404);
     expect((await call(adminA.token, 'DELETE', `${path}/${viewerA.userId}`)).status).toBe(204);
     expect((await call(adminA.token, 'DELETE', `${path}/${viewerA.userId}`)).status).toBe(404);
     expect((await call(adminA.token, 'DELETE', `${path}/nope`)).status).toBe(400);
@@ -270,7 +325,9 @@ describe('members, mappings and roles', () => {
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ id: expect.any(String), group_name: `eng-${run}`, provider: 'idp-a', role: 'member' });
     expect((await call(adminA.token, 'GET', path)).body).toEqual({ mappings: [added.body] });
-    expect((await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a', role: 'lead' })).status).toBe(409);
+    expect(
+      (await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a', role: 'lead' })).status,
+    ).toBe(409);
     expect((await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-b' })).status).toBe(201);
     expect((await call(adminA.token, 'POST', path, { group_name: 'x', provider: 'okta' })).status).toBe(400);
     expect((await call(adminA.token, 'POST', path, { group_name: '', provider: 'idp-a' })).status).toBe(400);
@@ -281,13 +338,21 @@ describe('members, mappings and roles', () => {
 
   test('team roles: add by built-in name or bundle name (stored as its id), list, duplicate 409, unknown 404, remove by either', async () => {
     const team = await createTeam({ name: uniqueName('Roled') });
-    const bundle = (await call(adminA.token, 'POST', '/admin/role-bundles', { name: `team-bundle-${run}`, permissions: ['forge:read'] })).body;
+    const bundle = (
+      await call(adminA.token, 'POST', '/admin/role-bundles', {
+        name: `team-bundle-${run}`,
+        permissions: ['forge:read'],
+      })
+    ).body;
     const path = `/admin/teams/${team.id}/roles`;
     expect((await call(adminA.token, 'POST', path, { role_id: 'viewer' })).status).toBe(201);
     const byName = await call(adminA.token, 'POST', path, { role_id: bundle.name });
     expect(byName.status).toBe(201);
     expect(byName.body).toEqual(expect.objectContaining({ id: bundle.id, name: bundle.name, built_in: false }));
-    expect((await call(adminA.token, 'GET', path)).body.roles.map((r: { id: string }) => r.id)).toEqual(['viewer', bundle.id]);
+    expect((await call(adminA.token, 'GET', path)).body.roles.map((r: { id: string }) => r.id)).toEqual([
+      'viewer',
+      bundle.id,
+    ]);
     expect((await call(adminA.token, 'POST', path, { role_id: bundle.id })).status).toBe(409);
     expect((await call(adminA.token, 'POST', path, { role_id: 'root' })).status).toBe(404);
     expect((await call(adminA.token, 'POST', path, { role: 'viewer' })).status).toBe(400);
@@ -328,7 +393,9 @@ describe('tenant isolation', () => {
   test("tenant B's admin gets 404 on every endpoint for tenant A's team, and B's lists never include A's teams", async () => {
     const team = await createTeam({ name: uniqueName('A secret') });
     await call(adminA.token, 'POST', `/admin/teams/${team.id}/members`, { user_id: viewerA.userId, role: 'lead' });
-    const mapping = (await call(adminA.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: 'a-group', provider: 'idp-a' })).body;
+    const mapping = (
+      await call(adminA.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: 'a-group', provider: 'idp-a' })
+    ).body;
     await call(adminA.token, 'POST', `/admin/teams/${team.id}/roles`, { role_id: 'viewer' });
 
     const attempts: [string, string, unknown?][] = [
@@ -352,10 +419,15 @@ describe('tenant isolation', () => {
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
     }
     // B cannot hang its team under A's, nor add A's user to its own team.
-    expect((await call(adminB.token, 'POST', '/admin/teams', { name: 'b child', parent_id: team.id })).status).toBe(400);
+    expect((await call(adminB.token, 'POST', '/admin/teams', { name: 'b child', parent_id: team.id })).status).toBe(
+      400,
+    );
     const teamB = await createTeam({ name: uniqueName('B team') }, adminB.token);
     expect((await call(adminB.token, 'PUT', `/admin/teams/${teamB.id}`, { parent_id: team.id })).status).toBe(400);
-    expect((await call(adminB.token, 'POST', `/admin/teams/${teamB.id}/members`, { user_id: viewerA.userId, role: 'lead' })).status).toBe(404);
+    expect(
+      (await call(adminB.token, 'POST', `/admin/teams/${teamB.id}/members`, { user_id: viewerA.userId, role: 'lead' }))
+        .status,
+    ).toBe(404);
 
     expect(slugsOf((await call(adminB.token, 'GET', '/teams')).body)).toEqual([teamB.slug]);
     expect(slugsOf((await call(adminB.token, 'GET', '/admin/teams')).body)).toEqual([teamB.slug]);

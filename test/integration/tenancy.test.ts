@@ -53,7 +53,12 @@ test('every table with a tenant_id column has RLS enabled, forced, and a policy'
             or c.relname = 'tenants')`);
   expect(rows.length).toBeGreaterThanOrEqual(2);
   for (const row of rows) {
-    expect({ table: row.relname, rls: row.relrowsecurity, forced: row.relforcerowsecurity, policy: row.has_policy }).toEqual({
+    expect({
+      table: row.relname,
+      rls: row.relrowsecurity,
+      forced: row.relforcerowsecurity,
+      policy: row.has_policy,
+    }).toEqual({
       table: row.relname,
       rls: true,
       forced: true,

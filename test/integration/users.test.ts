@@ -29,7 +29,13 @@ const PEOPLE = [
 beforeAll(async () => {
   api = await startApi();
   adminA = await sessionToken({ tenant: tenantA, email: 'zz-admin@a.test', name: 'Admin', roles: ['admin'] });
-  viewerA = await sessionToken({ tenant: tenantA, email: 'zz-viewer@a.test', name: 'Viewer', roles: ['viewer'], groups: ['readers'] });
+  viewerA = await sessionToken({
+    tenant: tenantA,
+    email: 'zz-viewer@a.test',
+    name: 'Viewer',
+    roles: ['viewer'],
+    groups: ['readers'],
+  });
   adminB = await sessionToken({ tenant: tenantB, email: 'admin@b.test', roles: ['admin'] });
   for (const [email, name] of PEOPLE) userIds[email] = (await sessionToken({ tenant: tenantA, email, name })).userId;
 });
@@ -78,11 +84,19 @@ describe('GET /users (shape C)', () => {
     const smith = (await call(viewerA.token, 'GET', '/users?search=SMITH')).body;
     expect(emailsOf(smith.users)).toEqual(['alice_smith@a.test', 'alicexsmith@a.test', 'grace@a.test']);
     expect(smith.total).toBe(3);
-    expect(emailsOf((await call(viewerA.token, 'GET', '/users?search=alice_')).body.users)).toEqual(['alice_smith@a.test']);
-    expect(emailsOf((await call(viewerA.token, 'GET', `/users?search=${encodeURIComponent('100%')}`)).body.users)).toEqual(['carol@a.test']);
-    expect(emailsOf((await call(viewerA.token, 'GET', `/users?search=${encodeURIComponent('%')}`)).body.users)).toEqual(['carol@a.test']);
+    expect(emailsOf((await call(viewerA.token, 'GET', '/users?search=alice_')).body.users)).toEqual([
+      'alice_smith@a.test',
+    ]);
+    expect(
+      emailsOf((await call(viewerA.token, 'GET', `/users?search=${encodeURIComponent('100%')}`)).body.users),
+    ).toEqual(['carol@a.test']);
+    expect(emailsOf((await call(viewerA.token, 'GET', `/users?search=${encodeURIComponent('%')}`)).body.users)).toEqual(
+      ['carol@a.test'],
+    );
     const none = (await call(viewerA.token, 'GET', '/users?search=nobody')).body;
-    expect(none).toEqual(expect.objectContaining({ users: [], total: 0, page: expect.objectContaining({ count: 0, hasMore: false }) }));
+    expect(none).toEqual(
+      expect.objectContaining({ users: [], total: 0, page: expect.objectContaining({ count: 0, hasMore: false }) }),
+    );
     // Filters apply before paging.
     const paged = (await call(viewerA.token, 'GET', '/users?search=smith&first=1&max=1')).body;
     expect(emailsOf(paged.users)).toEqual(['alicexsmith@a.test']);
@@ -92,7 +106,11 @@ describe('GET /users (shape C)', () => {
   test('out-of-range or unknown paging parameters are 400', async () => {
     for (const query of ['max=0', 'max=201', 'first=-1', 'limit=0', 'limit=201', 'cursor=xyz', 'page=2', 'max=ten']) {
       const res = await call(viewerA.token, 'GET', `/users?${query}`);
-      expect({ query, status: res.status, code: res.body.error.code }).toEqual({ query, status: 400, code: 'INVALID_REQUEST' });
+      expect({ query, status: res.status, code: res.body.error.code }).toEqual({
+        query,
+        status: 400,
+        code: 'INVALID_REQUEST',
+      });
     }
   });
 });
@@ -142,7 +160,10 @@ describe('GET /users/{id}', () => {
     // A tenant of its own, so the listings of tenant A keep their users.
     const admin = await sessionToken({ tenant: `users-c-${run}`, email: 'admin@c.test', roles: ['admin'] });
     const team = (await call(admin.token, 'POST', '/admin/teams', { name: `Mapped team ${run}` })).body;
-    await call(admin.token, 'POST', `/admin/teams/${team.id}/mappings`, { group_name: `mapped-${run}`, provider: 'idp-a' });
+    await call(admin.token, 'POST', `/admin/teams/${team.id}/mappings`, {
+      group_name: `mapped-${run}`,
+      provider: 'idp-a',
+    });
     const member = await sessionToken({ tenant: `users-c-${run}`, email: 'mapped@c.test', groups: [`mapped-${run}`] });
     const me = (await call(member.token, 'GET', '/me')).body; // the sign-in that records the group
     expect(me.teams).toEqual([team.slug]);
@@ -193,11 +214,13 @@ describe('GET /admin/users', () => {
 describe('who may read personal data', () => {
   test('emails (the user directory, team members) need catalog:read; groups and team audit entries need admin:read', async () => {
     const team = (await call(adminA.token, 'POST', '/admin/teams', { name: `Personal ${run}` })).body;
-    const keyWith = async (scopes: string[]) => (await call(adminA.token, 'POST', '/admin/api-keys', { name: `pd-${scopes[0]}`, scopes })).body.token;
+    const keyWith = async (scopes: string[]) =>
+      (await call(adminA.token, 'POST', '/admin/api-keys', { name: `pd-${scopes[0]}`, scopes })).body.token;
     const forgeOnly = await keyWith(['forge:admin']);
     const catalogReader = await keyWith(['catalog:read']);
     const paths = ['/users', `/users/${viewerA.userId}`, `/teams/${team.slug}`, '/groups'];
-    const statuses = async (token: string) => Promise.all(paths.map(async (path) => [path, (await call(token, 'GET', path)).status]));
+    const statuses = async (token: string) =>
+      Promise.all(paths.map(async (path) => [path, (await call(token, 'GET', path)).status]));
     expect(await statuses(forgeOnly)).toEqual(paths.map((path) => [path, 403]));
     expect(await statuses(catalogReader)).toEqual([...paths.slice(0, 3).map((path) => [path, 200]), ['/groups', 403]]);
     expect((await call(catalogReader, 'GET', `/teams/${team.slug}`)).body).not.toHaveProperty('audit_log');

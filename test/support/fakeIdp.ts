@@ -28,7 +28,11 @@ export async function startFakeIdp(audience: string): Promise<FakeIdp> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const sign = (key: KeyLike, claims: Record<string, unknown>, options: { audience?: string; expiresInSeconds?: number } = {}) =>
+  const sign = (
+    key: KeyLike,
+    claims: Record<string, unknown>,
+    options: { audience?: string; expiresInSeconds?: number } = {},
+  ) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
       .setIssuer(base)

@@ -28,7 +28,15 @@ const send = (res: ServerResponse, status: number, body?: unknown) => {
 };
 
 export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Promise<FakeSourceHost> {
-  const host = { token, repositories: new Set<string>(), requests: [], issues: [], dispatches: [], outages: 0, moved: new Map() } as unknown as FakeSourceHost;
+  const host = {
+    token,
+    repositories: new Set<string>(),
+    requests: [],
+    issues: [],
+    dispatches: [],
+    outages: 0,
+    moved: new Map(),
+  } as unknown as FakeSourceHost;
   const server: Server = createServer(async (req, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
@@ -50,7 +58,9 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
     const repository = match && `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}`;
     const movedTo = repository && host.moved.get(repository);
     if (match && movedTo) {
-      res.writeHead(req.method === 'GET' || req.method === 'HEAD' ? 301 : 307, { location: `${movedTo}${match[3] ?? ''}` });
+      res.writeHead(req.method === 'GET' || req.method === 'HEAD' ? 301 : 307, {
+        location: `${movedTo}${match[3] ?? ''}`,
+      });
       return res.end();
     }
     if (!match || !repository || !host.repositories.has(repository)) return send(res, 404, { message: 'Not Found' });
@@ -59,10 +69,22 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
       case 'GET ':
         return send(res, 200, { full_name: repository, default_branch: 'main' });
       case 'POST /issues': {
-        if (typeof body.title !== 'string' || !body.title) return send(res, 422, { message: 'Validation Failed', errors: [{ field: 'title', code: 'missing_field' }] });
-        const issue = { repository, number: host.issues.length + 1, title: body.title, body: body.body as string | undefined, labels: body.labels as string[] | undefined };
+        if (typeof body.title !== 'string' || !body.title)
+          return send(res, 422, { message: 'Validation Failed', errors: [{ field: 'title', code: 'missing_field' }] });
+        const issue = {
+          repository,
+          number: host.issues.length + 1,
+          title: body.title,
+          body: body.body as string | undefined,
+          labels: body.labels as string[] | undefined,
+        };
         host.issues.push(issue);
-        return send(res, 201, { number: issue.number, title: issue.title, state: 'open', html_url: `${host.url}/${repository}/issues/${issue.number}` });
+        return send(res, 201, {
+          number: issue.number,
+          title: issue.title,
+          state: 'open',
+          html_url: `${host.url}/${repository}/issues/${issue.number}`,
+        });
       }
       case 'POST /dispatches':
         if (typeof body.event_type !== 'string') return send(res, 422, { message: 'Validation Failed' });

@@ -8,7 +8,8 @@ import { until } from './processes';
 const FINISHED = ['completed', 'failed', 'cancelled'];
 
 const expectStatus = (what: string, res: Reply, status: number) => {
-  if (res.status !== status) throw new Error(`${what} answered ${res.status}, not ${status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== status)
+    throw new Error(`${what} answered ${res.status}, not ${status}: ${JSON.stringify(res.body)}`);
   return res.body;
 };
 
@@ -18,7 +19,11 @@ export function forgeCaller(api: TestApi, token: string) {
     call,
     /** A mold with a fresh slug; `mold` holds the rest (actions, parameters). */
     createMold: async (mold: Record<string, unknown>) =>
-      expectStatus('POST /forge/molds', await call('POST', '/forge/molds', { slug: `mold-${randomUUID().slice(0, 8)}`, name: 'A mold', ...mold }), 201),
+      expectStatus(
+        'POST /forge/molds',
+        await call('POST', '/forge/molds', { slug: `mold-${randomUUID().slice(0, 8)}`, name: 'A mold', ...mold }),
+        201,
+      ),
     startRun: async (moldSlug: string, parameters: Record<string, unknown> = {}) =>
       expectStatus('POST /forge/runs', await call('POST', '/forge/runs', { mold_slug: moldSlug, parameters }), 201),
     /** Polls the run until it is completed, failed or cancelled; returns it. */

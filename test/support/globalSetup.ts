@@ -16,13 +16,23 @@ export default async function globalSetup(): Promise<void> {
   try {
     await db.migrate.latest();
   } catch (err) {
-    throw new Error(`test database not reachable or migration failed (run scripts/services up): ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new Error(
+      `test database not reachable or migration failed (run scripts/services up): ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
   } finally {
     await db.destroy();
   }
-  const { code } = await bundleWorkflows({ trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} });
+  const { code } = await bundleWorkflows({
+    trace() {},
+    debug() {},
+    info() {},
+    warn() {},
+    error: console.error,
+    log() {},
+  });
   await mkdir(path.dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });
   await writeFile(WORKFLOW_BUNDLE_PATH, code);
 }

@@ -72,7 +72,9 @@ export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
 export const jsonOf = (res: Response): Promise<any> => res.json();
 
 /** A session token from the dev CLI's code path: the tenant and user are created as needed. */
-export async function sessionToken(request: DevTokenRequest): Promise<{ token: string; tenantId: string; userId: string }> {
+export async function sessionToken(
+  request: DevTokenRequest,
+): Promise<{ token: string; tenantId: string; userId: string }> {
   return issueDevToken(testConfig(), request);
 }
 
@@ -83,7 +85,13 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export type Reply = { status: number; body: any };
 
 /** One JSON call to `api`'s /api/v1 as the bearer of `token`. */
-export async function callApi(api: TestApi, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
+export async function callApi(
+  api: TestApi,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Reply> {
   const res = await fetch(`${api.url}/api/v1${path}`, {
     method,
     headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },

@@ -34,7 +34,13 @@ export async function startTarget(host = FAKES_HOST, port = 0): Promise<Target> 
     let body = '';
     for await (const chunk of req) body += chunk;
     const { authorization, cookie } = req.headers;
-    target.requests.push({ method: req.method ?? '', path: req.url ?? '', body, ...(authorization && { authorization }), ...(cookie && { cookie }) });
+    target.requests.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      body,
+      ...(authorization && { authorization }),
+      ...(cookie && { cookie }),
+    });
     // Ends the wait or the stream when the client goes, so no timer outlives the request.
     const hungUp = new AbortController();
     res.on('close', () => {

@@ -12,7 +12,12 @@ export const ROOT = path.join(__dirname, '..', '..');
  * compiled JavaScript with plain node. Node loads tsx in-process: the `tsx` binary would fork a
  * second process that a SIGKILL leaves running.
  */
-export function launch(script: string, args: string[] = [], env: Record<string, string> = {}, options = { relay: true }): ChildProcess {
+export function launch(
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  options = { relay: true },
+): ChildProcess {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(process.execPath, [...loader, script, ...args], {
     cwd: ROOT,

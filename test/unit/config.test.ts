@@ -25,7 +25,11 @@ test("the data folder defaults to the project root's .data wherever the process 
 });
 
 test('the local database coordinates move all three default URLs together; explicit URLs win', () => {
-  const config = loadConfig({ SHIPYARD_PG_PORT: '5433', SHIPYARD_PG_DATABASE: 'shipyard_test', DATABASE_URL: 'postgres://x/y' });
+  const config = loadConfig({
+    SHIPYARD_PG_PORT: '5433',
+    SHIPYARD_PG_DATABASE: 'shipyard_test',
+    DATABASE_URL: 'postgres://x/y',
+  });
   expect(config.database.appUrl).toBe('postgres://x/y');
   expect(config.database.ownerUrl).toBe('postgres://shipyard_owner:shipyard_owner@127.0.0.1:5433/shipyard_test');
 });

@@ -28,7 +28,9 @@ test('rotation: with a new key put first, data sealed with the old key still ope
 test('an unknown key id and altered data are clear errors', () => {
   const sealed = new Keyring(parseEncryptionKeys(entry('retired'))).seal(Buffer.from('x'));
   const keyring = new Keyring(parseEncryptionKeys(entry('current')));
-  expect(() => keyring.open(sealed)).toThrow('sealed with key "retired", which is not among the configured encryption keys');
+  expect(() => keyring.open(sealed)).toThrow(
+    'sealed with key "retired", which is not among the configured encryption keys',
+  );
   const own = keyring.seal(Buffer.from('x'));
   own.data[own.data.length - 1] ^= 1;
   expect(() => keyring.open(own)).toThrow(/does not open with key "current": it was altered/);
@@ -53,7 +55,9 @@ test('a malformed SHIPYARD_ENCRYPTION_KEYS entry fails naming the entry, never s
 
 test('in production, no SHIPYARD_ENCRYPTION_KEYS stops the start instead of creating a key', () => {
   const dataDir = scratch();
-  expect(() => createKeyring({ production: true, dataDir })).toThrow(/NODE_ENV=production requires SHIPYARD_ENCRYPTION_KEYS/);
+  expect(() => createKeyring({ production: true, dataDir })).toThrow(
+    /NODE_ENV=production requires SHIPYARD_ENCRYPTION_KEYS/,
+  );
   expect(() => statSync(path.join(dataDir, 'crypto'))).toThrow();
 });
 

@@ -6,7 +6,9 @@ import { EncryptionCodec } from '../../core/crypto/payloadCodec';
 const keyEntry = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const codecWith = (keys: string) => new EncryptionCodec(new Keyring(parseEncryptionKeys(keys)));
 const metadataText = (payload: Payload) =>
-  Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString()]));
+  Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString()]),
+  );
 
 test('an encoded payload is binary/encrypted with its key id, holds none of the original, and decodes to it exactly', async () => {
   const codec = codecWith(keyEntry('k1'));
@@ -36,7 +38,9 @@ test('after rotation, payloads encoded with the old key decode and new ones carr
 test('a payload encrypted with a key that is not configured, or without a key id, fails clearly', async () => {
   const [foreign] = await codecWith(keyEntry('elsewhere')).encode([defaultPayloadConverter.toPayload('x')]);
   const codec = codecWith(keyEntry('here'));
-  await expect(codec.decode([foreign])).rejects.toThrow('sealed with key "elsewhere", which is not among the configured encryption keys');
+  await expect(codec.decode([foreign])).rejects.toThrow(
+    'sealed with key "elsewhere", which is not among the configured encryption keys',
+  );
   const anonymous = { ...foreign, metadata: { encoding: foreign.metadata!.encoding } };
   await expect(codec.decode([anonymous])).rejects.toThrow('an encrypted payload without encryption-key-id metadata');
 });

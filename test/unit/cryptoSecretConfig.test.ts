@@ -24,7 +24,17 @@ const config = {
 };
 
 test('secret keys are recognised whatever their case, separators or prefix', () => {
-  const secret = ['token', 'Token', 'API_KEY', 'apiKey', 'api-key', 'client_secret', 'PRIVATE_KEY', 'access_token', 'db_password'];
+  const secret = [
+    'token',
+    'Token',
+    'API_KEY',
+    'apiKey',
+    'api-key',
+    'client_secret',
+    'PRIVATE_KEY',
+    'access_token',
+    'db_password',
+  ];
   for (const key of [...secret, 'Authorization']) {
     expect([key, isSecretKey(key)]).toEqual([key, true]);
   }
@@ -42,19 +52,34 @@ test('masking drops every secret, nested ones and those in arrays too, and names
     token_url: 'https://idp.example.test/token',
     max_tokens: 5,
   });
-  expect(secrets.sort()).toEqual(['API_KEY', 'Token', 'auth.Client-Secret', 'auth.password', 'credentials', 'hooks.0.signing_secret']);
+  expect(secrets.sort()).toEqual([
+    'API_KEY',
+    'Token',
+    'auth.Client-Secret',
+    'auth.password',
+    'credentials',
+    'hooks.0.signing_secret',
+  ]);
 });
 
 test('sending back what was read keeps every stored secret, nested ones included; what the client sets wins', () => {
   const { config: read } = maskSecrets(config);
-  const { config: merged, kept } = keepOmittedSecrets(config, { ...read, auth: { ...(read.auth as object), password: 'pw-2' } });
+  const { config: merged, kept } = keepOmittedSecrets(config, {
+    ...read,
+    auth: { ...(read.auth as object), password: 'pw-2' },
+  });
   expect(merged).toEqual({ ...config, auth: { ...config.auth, password: 'pw-2' } });
   expect(kept.sort()).toEqual(['API_KEY', 'Token', 'auth.Client-Secret', 'credentials', 'hooks.0.signing_secret']);
 });
 
 test('a secret whose enclosing object the replacement drops is dropped with it', () => {
   const { config: merged, kept } = keepOmittedSecrets(config, { base_url: config.base_url });
-  expect(merged).toEqual({ base_url: config.base_url, Token: 'tok-1', API_KEY: 'key-1', credentials: config.credentials });
+  expect(merged).toEqual({
+    base_url: config.base_url,
+    Token: 'tok-1',
+    API_KEY: 'key-1',
+    credentials: config.credentials,
+  });
   expect(kept.sort()).toEqual(['API_KEY', 'Token', 'credentials']);
 });
 

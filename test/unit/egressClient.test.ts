@@ -1,4 +1,10 @@
-import { createEgressClient, EgressError, type EgressClient, type EgressRequest, type Resolve } from '../../core/egress/egressClient';
+import {
+  createEgressClient,
+  EgressError,
+  type EgressClient,
+  type EgressRequest,
+  type Resolve,
+} from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
 import { startTarget, type Target } from '../support/httpTarget';
 import { until } from '../support/processes';
@@ -18,7 +24,8 @@ afterEach(async () => {
   await Promise.all(targets.splice(0).map((t) => t.close()));
 });
 
-const client = (entries: string[] = [FAKES_HOST], resolve?: Resolve) => createEgressClient(parseEgressAllow(entries), resolve);
+const client = (entries: string[] = [FAKES_HOST], resolve?: Resolve) =>
+  createEgressClient(parseEgressAllow(entries), resolve);
 const get = (egress: EgressClient, url: string, more: Partial<EgressRequest> = {}) =>
   egress.request({ method: 'GET', url, timeoutMs: 10_000, maxBodyBytes: 4096, ...more });
 const failureOf = (work: Promise<unknown>) =>
@@ -70,8 +77,13 @@ test('one refused address among those a name resolves to refuses the host', asyn
 
 test('an IPv6 literal host is checked: [::1] is refused unless allowed, with its port', async () => {
   const v6 = await target('::1');
-  expect(await failureOf(get(client(), `${v6.url}/`))).toEqual({ failure: 'refused', message: expect.stringContaining('::1 is a loopback address') });
-  expect(await failureOf(get(client([`[::1]:${Number(portOf(v6)) + 1}`]), `${v6.url}/`))).toEqual(expect.objectContaining({ failure: 'refused' }));
+  expect(await failureOf(get(client(), `${v6.url}/`))).toEqual({
+    failure: 'refused',
+    message: expect.stringContaining('::1 is a loopback address'),
+  });
+  expect(await failureOf(get(client([`[::1]:${Number(portOf(v6)) + 1}`]), `${v6.url}/`))).toEqual(
+    expect.objectContaining({ failure: 'refused' }),
+  );
   expect(v6.requests).toEqual([]);
   expect((await get(client([`[::1]:${portOf(v6)}`]), `${v6.url}/`)).status).toBe(200);
 });
@@ -90,7 +102,10 @@ test('a redirect loop stops after 5 redirects (6 requests) as too many', async (
 test('a chain of 5 redirects is followed to its end', async () => {
   const end = await target();
   const chain = [await target(), await target(), await target(), await target(), await target()];
-  chain.forEach((t, i) => (t.redirect = { status: 301, location: i + 1 < chain.length ? `${chain[i + 1].url}/next` : `${end.url}/end` }));
+  chain.forEach(
+    (t, i) =>
+      (t.redirect = { status: 301, location: i + 1 < chain.length ? `${chain[i + 1].url}/next` : `${end.url}/end` }),
+  );
   expect(await get(client(), `${chain[0].url}/start`)).toEqual({ status: 200, body: '{"ok":true}', truncated: false });
   expect(end.requests.map((r) => r.path)).toEqual(['/end']);
 });
@@ -126,13 +141,24 @@ test('a redirect to another origin drops Authorization and Cookie; one within th
 test('a redirect to something other than an http(s) URL fails the request', async () => {
   const start = await target();
   start.redirect = { status: 302, location: 'file:///etc/passwd' };
-  expect(await failureOf(get(client(), `${start.url}/`))).toEqual({ failure: 'invalid-url', message: '"file:///etc/passwd" is not an absolute http(s) URL' });
+  expect(await failureOf(get(client(), `${start.url}/`))).toEqual({
+    failure: 'invalid-url',
+    message: '"file:///etc/passwd" is not an absolute http(s) URL',
+  });
 });
 
 test('a body of exactly the cap is whole; one byte less is truncated', async () => {
   const small = await target();
-  expect(await get(client(), small.url, { maxBodyBytes: 11 })).toEqual({ status: 200, body: '{"ok":true}', truncated: false });
-  expect(await get(client(), small.url, { maxBodyBytes: 10 })).toEqual({ status: 200, body: '{"ok":true', truncated: true });
+  expect(await get(client(), small.url, { maxBodyBytes: 11 })).toEqual({
+    status: 200,
+    body: '{"ok":true}',
+    truncated: false,
+  });
+  expect(await get(client(), small.url, { maxBodyBytes: 10 })).toEqual({
+    status: 200,
+    body: '{"ok":true',
+    truncated: true,
+  });
 });
 
 test("the caller's abort rejects with its reason and closes the connection; a time limit fails as a timeout", async () => {

@@ -4,7 +4,8 @@ import { classifyAddress, egressRefusal, parseEgressAllow, type Destination } fr
 // entries let through.
 
 const at = (address: string, port = 80, host = address): Destination => ({ host, port, address });
-const verdict = (entries: string[], destination: Destination) => egressRefusal(parseEgressAllow(entries), destination) ?? 'allowed';
+const verdict = (entries: string[], destination: Destination) =>
+  egressRefusal(parseEgressAllow(entries), destination) ?? 'allowed';
 
 describe('classification', () => {
   test.each([
@@ -53,17 +54,25 @@ describe('classification', () => {
     expect(classifyAddress(address)).toBe(expected);
   });
 
-  test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    '%s is public',
-    (address) => {
-      expect(classifyAddress(address)).toBeUndefined();
-    },
-  );
+  test.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('%s is public', (address) => {
+    expect(classifyAddress(address)).toBeUndefined();
+  });
 });
 
 describe('allow-list', () => {
   test('a refusal names the address, why, and the setting that allows it; a host name shows the address it resolved to', () => {
-    expect(verdict([], at('127.0.0.1'))).toBe('egress refused: 127.0.0.1 is a loopback address (allow it with SHIPYARD_EGRESS_ALLOW)');
+    expect(verdict([], at('127.0.0.1'))).toBe(
+      'egress refused: 127.0.0.1 is a loopback address (allow it with SHIPYARD_EGRESS_ALLOW)',
+    );
     expect(verdict([], at('10.0.0.5', 443, 'ci.internal'))).toBe(
       'egress refused: ci.internal (10.0.0.5) is a private address (allow it with SHIPYARD_EGRESS_ALLOW)',
     );
@@ -77,7 +86,9 @@ describe('allow-list', () => {
 
   test('an address allows that address only: 127.0.0.77 allowed, 127.0.0.1 still refused', () => {
     expect(verdict(['127.0.0.77'], at('127.0.0.77', 38211))).toBe('allowed');
-    expect(verdict(['127.0.0.77'], at('127.0.0.1', 38211))).toMatch(/^egress refused: 127\.0\.0\.1 is a loopback address/);
+    expect(verdict(['127.0.0.77'], at('127.0.0.1', 38211))).toMatch(
+      /^egress refused: 127\.0\.0\.1 is a loopback address/,
+    );
   });
 
   test('an allowed IPv4 address is also allowed in its IPv4-mapped IPv6 form, and the reverse', () => {
@@ -96,7 +107,9 @@ describe('allow-list', () => {
   test('a host name allows whatever it resolves to, by that name only, in any case and with a trailing dot', () => {
     expect(verdict(['ci.internal'], at('10.0.0.5', 443, 'ci.internal'))).toBe('allowed');
     expect(verdict(['CI.Internal.'], at('10.0.0.5', 443, 'ci.internal.'))).toBe('allowed');
-    expect(verdict(['ci.internal'], at('10.0.0.5', 443, 'other.internal'))).toMatch(/other\.internal \(10\.0\.0\.5\) is a private address/);
+    expect(verdict(['ci.internal'], at('10.0.0.5', 443, 'other.internal'))).toMatch(
+      /other\.internal \(10\.0\.0\.5\) is a private address/,
+    );
     expect(verdict(['ci.internal'], at('10.0.0.5'))).toMatch(/private/);
   });
 
@@ -119,7 +132,10 @@ describe('allow-list', () => {
   });
 
   test.each([
-    ['http://ci.internal', /"http:\/\/ci\.internal" is not a host name, IP address or CIDR range \(each optionally with :port\)/],
+    [
+      'http://ci.internal',
+      /"http:\/\/ci\.internal" is not a host name, IP address or CIDR range \(each optionally with :port\)/,
+    ],
     ['ci.internal/8', /"ci\.internal\/8" is not a CIDR range/],
     ['10.0.0.0/33', /"10\.0\.0\.0\/33" is not a CIDR range .* up to 32/],
     ['fc00::/129', /"fc00::\/129" is not a CIDR range .* up to 128/],

@@ -2,7 +2,11 @@ import { decisionConflict, type RunDecisionState } from '../../core/forge/decisi
 
 // When a run may be approved, rejected or cancelled, judged from its state under the row lock.
 
-const waiting = (decisions: RunDecisionState['decisions'] = []): RunDecisionState => ({ status: 'awaiting_approval', awaitingPosition: 1, decisions });
+const waiting = (decisions: RunDecisionState['decisions'] = []): RunDecisionState => ({
+  status: 'awaiting_approval',
+  awaitingPosition: 1,
+  decisions,
+});
 
 describe('decisionConflict', () => {
   test('a run waiting on a step with no decision yet can be approved, rejected or cancelled', () => {
@@ -11,8 +15,12 @@ describe('decisionConflict', () => {
 
   test('a second approve or reject of the same step is refused, naming the status and the first decision', () => {
     const state = waiting([{ decision: 'approve', step_position: 1, actor: 'ann' }]);
-    expect(decisionConflict('approve', state)).toBe('Cannot approve a run that is awaiting_approval: step 1 was already approved by ann');
-    expect(decisionConflict('reject', state)).toBe('Cannot reject a run that is awaiting_approval: step 1 was already approved by ann');
+    expect(decisionConflict('approve', state)).toBe(
+      'Cannot approve a run that is awaiting_approval: step 1 was already approved by ann',
+    );
+    expect(decisionConflict('reject', state)).toBe(
+      'Cannot reject a run that is awaiting_approval: step 1 was already approved by ann',
+    );
   });
 
   test('an approve of an earlier step does not count for the step waiting now', () => {
@@ -30,15 +38,23 @@ describe('decisionConflict', () => {
     ] as const;
     for (const { past, ...decision } of ending) {
       for (const kind of ['approve', 'reject', 'cancel'] as const) {
-        expect(decisionConflict(kind, waiting([decision]))).toBe(`Cannot ${kind} a run that is awaiting_approval: it was already ${past} by bob`);
+        expect(decisionConflict(kind, waiting([decision]))).toBe(
+          `Cannot ${kind} a run that is awaiting_approval: it was already ${past} by bob`,
+        );
       }
     }
   });
 
   test('approve and reject need the awaiting_approval status and a step waiting; cancel needs an unfinished run', () => {
-    expect(decisionConflict('reject', { status: 'completed', awaitingPosition: null, decisions: [] })).toBe('Cannot reject a run that is completed');
-    expect(decisionConflict('approve', { status: 'running', awaitingPosition: null, decisions: [] })).toBe('Cannot approve a run that is running');
-    expect(decisionConflict('cancel', { status: 'failed', awaitingPosition: null, decisions: [] })).toBe('Cannot cancel a run that is failed');
+    expect(decisionConflict('reject', { status: 'completed', awaitingPosition: null, decisions: [] })).toBe(
+      'Cannot reject a run that is completed',
+    );
+    expect(decisionConflict('approve', { status: 'running', awaitingPosition: null, decisions: [] })).toBe(
+      'Cannot approve a run that is running',
+    );
+    expect(decisionConflict('cancel', { status: 'failed', awaitingPosition: null, decisions: [] })).toBe(
+      'Cannot cancel a run that is failed',
+    );
     expect(decisionConflict('cancel', { status: 'pending', awaitingPosition: null, decisions: [] })).toBeNull();
     expect(decisionConflict('approve', { status: 'awaiting_approval', awaitingPosition: null, decisions: [] })).toBe(
       'Cannot approve a run that is awaiting_approval: no step is waiting for approval yet',

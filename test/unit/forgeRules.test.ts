@@ -8,19 +8,29 @@ describe('renderTemplate', () => {
   const parameters = { service: 'payments', replicas: 3, tags: ['a', 'b'], path: '../admin' };
 
   test('a string that is exactly one reference keeps the value and its type', () => {
-    expect(renderTemplate({ n: '${{ parameters.replicas }}', t: '${{parameters.tags}}' }, parameters)).toEqual({ n: 3, t: ['a', 'b'] });
+    expect(renderTemplate({ n: '${{ parameters.replicas }}', t: '${{parameters.tags}}' }, parameters)).toEqual({
+      n: 3,
+      t: ['a', 'b'],
+    });
   });
 
   test('inside text, values are written out (lists as JSON); unknown parameters become empty', () => {
-    expect(renderTemplate(['deploy ${{ parameters.service }} x${{ parameters.replicas }}', '${{ parameters.tags }}!', 'x${{ parameters.nope }}y'], parameters)).toEqual([
-      'deploy payments x3',
-      '["a","b"]!',
-      'xy',
-    ]);
+    expect(
+      renderTemplate(
+        [
+          'deploy ${{ parameters.service }} x${{ parameters.replicas }}',
+          '${{ parameters.tags }}!',
+          'x${{ parameters.nope }}y',
+        ],
+        parameters,
+      ),
+    ).toEqual(['deploy payments x3', '["a","b"]!', 'xy']);
   });
 
   test('with an escape, every inserted value is escaped, even a whole-string reference', () => {
-    expect(renderTemplate('/repos/${{ parameters.path }}/issues', parameters, encodeURIComponent)).toBe('/repos/..%2Fadmin/issues');
+    expect(renderTemplate('/repos/${{ parameters.path }}/issues', parameters, encodeURIComponent)).toBe(
+      '/repos/..%2Fadmin/issues',
+    );
     expect(renderTemplate('${{ parameters.replicas }}', parameters, encodeURIComponent)).toBe('3');
   });
 
@@ -29,7 +39,13 @@ describe('renderTemplate', () => {
   });
 
   test('parameterReferences finds every reference with its path, in nested objects and lists', () => {
-    expect(parameterReferences({ url: 'https://x/${{ parameters.a }}/${{parameters.b}}', body: { list: ['${{ parameters.c }}'] }, n: 3 })).toEqual([
+    expect(
+      parameterReferences({
+        url: 'https://x/${{ parameters.a }}/${{parameters.b}}',
+        body: { list: ['${{ parameters.c }}'] },
+        n: 3,
+      }),
+    ).toEqual([
       { path: '.url', name: 'a' },
       { path: '.url', name: 'b' },
       { path: '.body.list.0', name: 'c' },
@@ -63,15 +79,38 @@ describe('moldProblems', () => {
   });
 
   test('a well-formed mold has no problems', () => {
-    expect(moldProblems({ parameters: [{ name: 'env', type: 'multi-select', required: false, options: ['dev', 'prod'], default: ['dev'] }], actions: [] })).toEqual([]);
+    expect(
+      moldProblems({
+        parameters: [
+          { name: 'env', type: 'multi-select', required: false, options: ['dev', 'prod'], default: ['dev'] },
+        ],
+        actions: [],
+      }),
+    ).toEqual([]);
   });
 
-  const call = (config: Record<string, unknown>): MoldAction => ({ name: 'call', type: 'api-call', config, requires_approval: false });
+  const call = (config: Record<string, unknown>): MoldAction => ({
+    name: 'call',
+    type: 'api-call',
+    config,
+    requires_approval: false,
+  });
 
   test('an api-call URL must be absolute http(s) or begin with a parameter reference', () => {
     const parameters = [{ name: 'base', type: 'string', required: true }] as MoldParameter[];
-    const urls = ['/relative', 'ftp://host/file', 'not a url', 'https://${{ parameters.base }}', 'http://host/ok', 'https://host/${{ parameters.base }}', '${{ parameters.base }}/hooks'];
-    const problems = moldProblems({ parameters, actions: urls.map((url, i) => ({ ...call({ url }), name: `call-${i}` })) });
+    const urls = [
+      '/relative',
+      'ftp://host/file',
+      'not a url',
+      'https://${{ parameters.base }}',
+      'http://host/ok',
+      'https://host/${{ parameters.base }}',
+      '${{ parameters.base }}/hooks',
+    ];
+    const problems = moldProblems({
+      parameters,
+      actions: urls.map((url, i) => ({ ...call({ url }), name: `call-${i}` })),
+    });
     const message = 'must be an absolute http(s) URL or begin with a ${{ parameters.name }} reference';
     expect(problems).toEqual([0, 1, 2, 3].map((i) => ({ field: `body.actions.${i}.config.url`, message })));
   });
@@ -81,7 +120,12 @@ describe('moldProblems', () => {
       parameters: [{ name: 'service', type: 'string' }] as MoldParameter[],
       actions: [
         call({ url: 'https://host/${{ parameters.service }}', body: { tags: ['${{ parameters.tag }}'] } }),
-        { name: 'notify', type: 'vcs-host-a-action', config: { path: '/repos/${{ parameters.servce }}' }, requires_approval: false },
+        {
+          name: 'notify',
+          type: 'vcs-host-a-action',
+          config: { path: '/repos/${{ parameters.servce }}' },
+          requires_approval: false,
+        },
       ],
     });
     expect(problems).toEqual([
@@ -90,18 +134,27 @@ describe('moldProblems', () => {
     ]);
   });
 
-  const script = (text: string): MoldAction => ({ name: 'build', type: 'script', config: { script: text }, requires_approval: false });
+  const script = (text: string): MoldAction => ({
+    name: 'build',
+    type: 'script',
+    config: { script: text },
+    requires_approval: false,
+  });
 
   test('a script text takes no references, even to defined parameters: the message names the variables to use instead', () => {
     const parameters = [
       { name: 'service', type: 'string' },
       { name: 'release-tag', type: 'string' },
     ] as MoldParameter[];
-    const problems = moldProblems({ parameters, actions: [script('deploy ${{ parameters.service }} ${{parameters.release-tag}}; echo ${{ parameters.service }}')] });
+    const problems = moldProblems({
+      parameters,
+      actions: [script('deploy ${{ parameters.service }} ${{parameters.release-tag}}; echo ${{ parameters.service }}')],
+    });
     expect(problems).toEqual([
       {
         field: 'body.actions.0.config.script',
-        message: 'parameters reach scripts as $PARAM_<NAME> environment variables, not through ${{ }} references: write "$PARAM_SERVICE", "$PARAM_RELEASE_TAG"',
+        message:
+          'parameters reach scripts as $PARAM_<NAME> environment variables, not through ${{ }} references: write "$PARAM_SERVICE", "$PARAM_RELEASE_TAG"',
       },
     ]);
     expect(moldProblems({ parameters, actions: [script('deploy "$PARAM_SERVICE" "$PARAM_RELEASE_TAG"')] })).toEqual([]);
@@ -115,7 +168,10 @@ describe('moldProblems', () => {
       { name: 'service', type: 'string' },
     ] as MoldParameter[];
     expect(moldProblems({ parameters, actions: [script('true')] })).toEqual([
-      { field: 'body.parameters', message: 'parameters "release-tag", "release_tag", "Release.Tag" would all reach scripts as $PARAM_RELEASE_TAG' },
+      {
+        field: 'body.parameters',
+        message: 'parameters "release-tag", "release_tag", "Release.Tag" would all reach scripts as $PARAM_RELEASE_TAG',
+      },
     ]);
     expect(moldProblems({ parameters, actions: [call({ url: 'https://host/hook' })] })).toEqual([]);
   });
@@ -138,7 +194,13 @@ describe('checkRunParameters', () => {
   });
 
   test('reports unknown, missing, mistyped and out-of-options values, one detail per field', () => {
-    const { problems } = checkRunParameters(definitions, { replicas: 'many', env: 'staging', regions: ['eu', 'mars'], dry_run: 'yes', extra: 1 });
+    const { problems } = checkRunParameters(definitions, {
+      replicas: 'many',
+      env: 'staging',
+      regions: ['eu', 'mars'],
+      dry_run: 'yes',
+      extra: 1,
+    });
     expect(problems).toEqual([
       { field: 'parameters.extra', message: 'is not a parameter of this mold' },
       { field: 'parameters.service', message: 'is required' },

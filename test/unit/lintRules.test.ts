@@ -7,7 +7,12 @@ import path from 'node:path';
 const ROOT = path.join(__dirname, '..', '..');
 
 // The import rules need no type information; leaving it out makes each run a few times faster.
-const UNTYPED = ['--parser-options', 'projectService:false', '--rule', '{"@typescript-eslint/no-floating-promises":"off"}'];
+const UNTYPED = [
+  '--parser-options',
+  'projectService:false',
+  '--rule',
+  '{"@typescript-eslint/no-floating-promises":"off"}',
+];
 
 /** Each problem as `line: message`. (The CLI, not the ESLint class: jest cannot load the .mjs config.) */
 function problems(file: string, code: string, { typed = false } = {}): Promise<string[]> {
@@ -55,7 +60,12 @@ test('a workflow may import the workflow SDK, other workflow files and types fro
     'export type Used = ForgeActivities;',
   ];
   expect(await problems('workflows/probe.ts', allowed.join('\n'))).toEqual([]);
-  expect(await problems('activities/probe.ts', "import { readFile } from 'node:fs/promises';\nexport const read = readFile;\n")).toEqual([]);
+  expect(
+    await problems(
+      'activities/probe.ts',
+      "import { readFile } from 'node:fs/promises';\nexport const read = readFile;\n",
+    ),
+  ).toEqual([]);
 }, 30_000);
 
 test('imports point down the layers: api and activities stand on core, core on db, and only types come from workflows', async () => {
@@ -64,12 +74,22 @@ test('imports point down the layers: api and activities stand on core, core on d
     'db/pool.ts': ["import { loadConfig } from '../core/config';"],
     'activities/probe.ts': ["import { buildApiRouter } from '../api/http/router';"],
     'workers/main.ts': ["import { buildApp } from '../api/app';"],
-    'api/app.ts': ["import { forgeActivities } from '../activities/forge';", "import { forgeRun } from '../workflows/forgeRun';"],
+    'api/app.ts': [
+      "import { forgeActivities } from '../activities/forge';",
+      "import { forgeRun } from '../workflows/forgeRun';",
+    ],
     'scripts/cli/main.ts': ["import { buildApp } from '../../api/app';"],
   };
   for (const [file, imports] of Object.entries(upward)) {
     const found = (await problems(file, imports.join('\n'))).filter((p) => p.includes('is restricted'));
-    expect({ file, found }).toEqual({ file, found: imports.map((_, i) => expect.stringMatching(new RegExp(`^${i + 1}: .*(is not below this layer|Only the server entry|workflow types only)`))) });
+    expect({ file, found }).toEqual({
+      file,
+      found: imports.map((_, i) =>
+        expect.stringMatching(
+          new RegExp(`^${i + 1}: .*(is not below this layer|Only the server entry|workflow types only)`),
+        ),
+      ),
+    });
   }
   const downward = [
     "import type { forgeRun } from '../../workflows/forgeRun';",
@@ -82,6 +102,13 @@ test('imports point down the layers: api and activities stand on core, core on d
 }, 60_000);
 
 test('a promise nobody awaits or hands on is a lint error', async () => {
-  const code = ['async function write(): Promise<void> {}', 'write();', 'void write();', 'export const later = write();'];
-  expect(await problems('core/ids.ts', code.join('\n'), { typed: true })).toEqual([expect.stringMatching(/^2: Promises must be awaited/)]);
+  const code = [
+    'async function write(): Promise<void> {}',
+    'write();',
+    'void write();',
+    'export const later = write();',
+  ];
+  expect(await problems('core/ids.ts', code.join('\n'), { typed: true })).toEqual([
+    expect.stringMatching(/^2: Promises must be awaited/),
+  ]);
 }, 30_000);

@@ -260,9 +260,12 @@ describe('shape C: identity-provider style', () => {
     expect(validateQuery(IDP_FIRST_MAX_QUERY, raw).ok).toBe(false);
   });
 
-  it.each<Record<string, string>>([{ page: '-1' }, { pageSize: '0' }, { pageSize: '201' }])('rejects /admin/users query %p', (raw) => {
-    expect(validateQuery(IDP_PAGE_QUERY, raw).ok).toBe(false);
-  });
+  it.each<Record<string, string>>([{ page: '-1' }, { pageSize: '0' }, { pageSize: '201' }])(
+    'rejects /admin/users query %p',
+    (raw) => {
+      expect(validateQuery(IDP_PAGE_QUERY, raw).ok).toBe(false);
+    },
+  );
 
   it('accepts the 200 maximum on both endpoints', () => {
     expect(validateQuery(IDP_FIRST_MAX_QUERY, { max: '200' }).ok).toBe(true);
@@ -380,9 +383,12 @@ describe('limit/offset (governance actions)', () => {
     expect(query).toEqual({ limit: 50, offset: 0 });
   });
 
-  it.each<Record<string, string>>([{ limit: '0' }, { limit: '201' }, { offset: '-1' }, { offset: '1.5' }])('rejects %p', (raw) => {
-    expect(validateQuery(LIMIT_OFFSET_QUERY, raw).ok).toBe(false);
-  });
+  it.each<Record<string, string>>([{ limit: '0' }, { limit: '201' }, { offset: '-1' }, { offset: '1.5' }])(
+    'rejects %p',
+    (raw) => {
+      expect(validateQuery(LIMIT_OFFSET_QUERY, raw).ok).toBe(false);
+    },
+  );
 
   it('uses the offset when no cursor is sent', () => {
     expect(limitOffsetWindow({ limit: 50, offset: 100 })).toEqual({ limit: 50, offset: 100 });

@@ -30,7 +30,12 @@ function runtimePackages(source: string): string[] {
   ].map((match) => match[1]);
   return specifiers
     .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec))
-    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+    .map((spec) =>
+      spec
+        .split('/')
+        .slice(0, spec.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
 }
 
 test('the package finder sees value imports, multi-line imports and requires, and skips type-only imports', () => {
@@ -47,9 +52,13 @@ test('the package finder sees value imports, multi-line imports and requires, an
 });
 
 test('every package the shipped code loads is a runtime dependency, not a dev one', () => {
-  const { dependencies } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const { dependencies } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const missing = SHIPPED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)))
-    .flatMap((file) => runtimePackages(readFileSync(file, 'utf8')).map((pkg) => `${pkg} (${path.relative(ROOT, file)})`))
+    .flatMap((file) =>
+      runtimePackages(readFileSync(file, 'utf8')).map((pkg) => `${pkg} (${path.relative(ROOT, file)})`),
+    )
     .filter((entry) => !(entry.split(' ')[0] in dependencies));
   expect(missing).toEqual([]);
 });

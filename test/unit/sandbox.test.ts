@@ -14,16 +14,33 @@ describe('sandboxCommand', () => {
   test('the wall-clock limit is outermost, then the resource limits, then bwrap running /bin/sh on the script from its descriptor', () => {
     expect(argv.slice(0, 4)).toEqual(['timeout', '-s', 'KILL', '30s']);
     const prlimit = argv.slice(4, argv.indexOf('--'));
-    expect(prlimit).toEqual(['prlimit', '--cpu=60:61', `--as=${512 * 1024 * 1024}`, '--nproc=64', `--fsize=${64 * 1024 * 1024}`, '--core=0']);
+    expect(prlimit).toEqual([
+      'prlimit',
+      '--cpu=60:61',
+      `--as=${512 * 1024 * 1024}`,
+      '--nproc=64',
+      `--fsize=${64 * 1024 * 1024}`,
+      '--core=0',
+    ]);
     expect(argv[argv.indexOf('--') + 1]).toBe('bwrap');
     expect(argv.slice(-2)).toEqual(['/bin/sh', '/run/script']);
     expect(argv.join(' ')).toContain('--ro-bind-data 3 /run/script');
   });
 
   test('bwrap unshares every namespace (network included), binds /usr read-only and nothing of the host that holds data', () => {
-    expect(argv).toEqual(expect.arrayContaining(['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session']));
+    expect(argv).toEqual(
+      expect.arrayContaining([
+        '--unshare-all',
+        '--unshare-user',
+        '--disable-userns',
+        '--die-with-parent',
+        '--new-session',
+      ]),
+    );
     expect(argv).not.toContain('--share-net');
-    const binds = argv.flatMap((arg, i) => (/^--(ro-)?bind(-try)?$|^--dev-bind/.test(arg) ? [`${arg} ${argv[i + 1]}`] : []));
+    const binds = argv.flatMap((arg, i) =>
+      /^--(ro-)?bind(-try)?$|^--dev-bind/.test(arg) ? [`${arg} ${argv[i + 1]}`] : [],
+    );
     expect(binds).toEqual([
       '--ro-bind /usr',
       '--ro-bind-try /bin',
@@ -46,8 +63,12 @@ describe('exitProblem', () => {
   test('names the limit a run hit, its exit code otherwise, and nothing on success', () => {
     expect(exitProblem({ code: 0, signal: null }, 30, limits)).toBeNull();
     expect(exitProblem({ code: null, signal: 'SIGKILL' }, 30, limits)).toBe('script exceeded its time limit (30 s)');
-    expect(exitProblem({ code: 152, signal: null }, 30, limits)).toBe('script exceeded its CPU time limit (60 s per process): exit code 152');
-    expect(exitProblem({ code: 153, signal: null }, 30, limits)).toBe('script exceeded its file size limit (64 MB per file): exit code 153');
+    expect(exitProblem({ code: 152, signal: null }, 30, limits)).toBe(
+      'script exceeded its CPU time limit (60 s per process): exit code 152',
+    );
+    expect(exitProblem({ code: 153, signal: null }, 30, limits)).toBe(
+      'script exceeded its file size limit (64 MB per file): exit code 153',
+    );
     expect(exitProblem({ code: 3, signal: null }, 30, limits)).toBe('script exited with code 3');
   });
 });
@@ -68,7 +89,14 @@ describe('createSandbox', () => {
   const run = (sandbox: ReturnType<typeof createSandbox>, spec: Partial<SandboxRun>) => {
     const output: Buffer[] = [];
     return sandbox
-      .run({ script: 'true', variables: {}, timeoutSeconds: 10, onOutput: (chunk) => output.push(chunk), signal: new AbortController().signal, ...spec })
+      .run({
+        script: 'true',
+        variables: {},
+        timeoutSeconds: 10,
+        onOutput: (chunk) => output.push(chunk),
+        signal: new AbortController().signal,
+        ...spec,
+      })
       .then((result) => ({ ...result, output: Buffer.concat(output).toString('utf8') }));
   };
 
@@ -77,7 +105,9 @@ describe('createSandbox', () => {
     for (let i = 0; i < 2; i++) {
       const failure = run(sandbox, { script: 'echo ran' });
       await expect(failure).rejects.toThrow(SandboxUnavailableError);
-      await expect(failure).rejects.toThrow(/no sandbox could start \(.*\/nonexistent\/bwrap: No such file or directory\).*"Script sandbox" under Security in the README/);
+      await expect(failure).rejects.toThrow(
+        /no sandbox could start \(.*\/nonexistent\/bwrap: No such file or directory\).*"Script sandbox" under Security in the README/,
+      );
     }
   });
 
@@ -86,7 +116,13 @@ describe('createSandbox', () => {
     try {
       const result = await run(createSandbox(settings), { script: 'env | sort', variables: { PARAM_NAME: 'value' } });
       expect(result).toEqual(expect.objectContaining({ code: 0, problem: null }));
-      expect(result.output.trim().split('\n')).toEqual(['HOME=/work', 'LANG=C.UTF-8', 'PARAM_NAME=value', 'PATH=/usr/local/bin:/usr/bin:/bin', 'PWD=/work']);
+      expect(result.output.trim().split('\n')).toEqual([
+        'HOME=/work',
+        'LANG=C.UTF-8',
+        'PARAM_NAME=value',
+        'PATH=/usr/local/bin:/usr/bin:/bin',
+        'PWD=/work',
+      ]);
     } finally {
       delete process.env.SHIPYARD_UNIT_SECRET;
     }

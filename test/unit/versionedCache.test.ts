@@ -8,7 +8,12 @@ import { createTeamsCache, TEAMS_CHANGED_CHANNEL } from '../../api/teams/cache';
 
 let now = 0;
 let live = true;
-const cache = () => new VersionedCache<string[]>(1000, () => now, () => live);
+const cache = () =>
+  new VersionedCache<string[]>(
+    1000,
+    () => now,
+    () => live,
+  );
 
 beforeEach(() => {
   now = 0;
@@ -74,7 +79,11 @@ describe('VersionedCache', () => {
   test('concurrent misses of one key share one load (one bcrypt for the first uses of an API key)', async () => {
     const teams = cache();
     const load = jest.fn(async () => ['once']);
-    const results = await Promise.all([teams.getOrLoad('t1', load), teams.getOrLoad('t1', load), teams.getOrLoad('t1', load)]);
+    const results = await Promise.all([
+      teams.getOrLoad('t1', load),
+      teams.getOrLoad('t1', load),
+      teams.getOrLoad('t1', load),
+    ]);
     expect(results).toEqual([['once'], ['once'], ['once']]);
     expect(load).toHaveBeenCalledTimes(1);
     // Different keys never share.
@@ -101,7 +110,9 @@ describe('VersionedCache', () => {
       calls++;
       throw new Error('database down');
     };
-    await expect(Promise.all([teams.getOrLoad('t1', failing), teams.getOrLoad('t1', failing)])).rejects.toThrow('database down');
+    await expect(Promise.all([teams.getOrLoad('t1', failing), teams.getOrLoad('t1', failing)])).rejects.toThrow(
+      'database down',
+    );
     expect(calls).toBe(1);
     expect(await teams.getOrLoad('t1', async () => ['back'])).toEqual(['back']);
   });
