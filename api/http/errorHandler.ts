@@ -1,10 +1,36 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { Middleware } from 'koa';
-import { ApiError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../../core/errors';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../core/errors';
 
-/** The one error body every endpoint returns. */
-export interface ErrorEnvelope {
-  error: { code: ErrorCode; message: string; details: ErrorDetail[]; request_id: string };
-}
+/** The one error body every endpoint returns (`#/components/schemas/Error` in OpenAPI). */
+export const errorEnvelopeSchema = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'details', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_STATUS) as ErrorCode[], examples: ['INVALID_REQUEST'] },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['message'],
+            additionalProperties: false,
+            properties: { field: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+        request_id: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+export type ErrorEnvelope = FromSchema<typeof errorEnvelopeSchema>;
 
 /**
  * Catches everything thrown below it. ApiErrors keep their code; anything else is a 500 whose

@@ -22,8 +22,42 @@ type Empty = typeof EMPTY;
 
 export interface ResponseSpec {
   description: string;
+  /** The JSON body: shown in OpenAPI, checked against every response in the test harness. */
   schema?: Schema;
+  /** Instead of `schema`, for a body that is not JSON (an HTML page, an event stream). */
+  contentType?: string;
 }
+
+/** Timestamps leave the stores as Dates and are serialized as ISO strings. */
+type ResponseDerivation = {
+  deserialize: [{ pattern: { type: 'string'; format: 'date-time' }; output: Date | string }];
+};
+
+/** The spec of a route's success response: its first 2xx, as `successStatus` picks at run time. */
+type SuccessSpec<R> = 200 extends keyof R
+  ? R[200]
+  : 201 extends keyof R
+    ? R[201]
+    : 202 extends keyof R
+      ? R[202]
+      : 204 extends keyof R
+        ? R[204]
+        : never;
+
+/**
+ * What a handler returns, from its success response: the JSON schema's type, or nothing for a
+ * 204. A body that is not JSON is anything (every other route declares a schema: a unit test
+ * holds them to it). While TypeScript is still inferring, `unknown`.
+ */
+type ResponseBody<R> = number extends keyof R
+  ? unknown
+  : SuccessSpec<R> extends { schema: infer S }
+    ? S extends JSONSchema
+      ? FromSchema<S, ResponseDerivation>
+      : unknown
+    : 204 extends keyof R
+      ? void
+      : unknown;
 
 /** The authenticated caller a route receives, by its access level. */
 type AuthFor<A> = A extends 'public' ? undefined : A extends 'agent' ? AgentPrincipal : CallerPrincipal;
@@ -66,6 +100,7 @@ export function defineRoute<
   const Q extends Schema = Empty,
   const B extends Schema | undefined = undefined,
   const A extends Access = Access,
+  const R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
 >(def: {
   method: HttpMethod;
   path: string;
@@ -76,8 +111,10 @@ export function defineRoute<
   query?: Q;
   body?: B;
   optionalBody?: boolean;
-  responses: Record<number, ResponseSpec>;
-  handler: (input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>) => unknown;
+  responses: R;
+  handler: (
+    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>,
+  ) => NoInfer<ResponseBody<R> | Promise<ResponseBody<R>>>;
 }): RouteDefinition {
   // The generic types above only check the handler against its schemas; at run time a route
   // is the plain declaration.

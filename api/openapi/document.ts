@@ -1,27 +1,8 @@
 import type { RouteDefinition, Schema } from '../http/route';
+import { errorEnvelopeSchema } from '../http/errorHandler';
 import { API_PREFIX } from '../http/router';
 
 type SchemaObject = { properties?: Record<string, Schema>; required?: readonly string[] };
-
-const errorEnvelopeSchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message', 'details', 'request_id'],
-      properties: {
-        code: { type: 'string', examples: ['INVALID_REQUEST'] },
-        message: { type: 'string' },
-        details: {
-          type: 'array',
-          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
-        },
-        request_id: { type: 'string' },
-      },
-    },
-  },
-};
 
 function parameters(route: RouteDefinition) {
   const fromSchema = (schema: Schema, where: 'path' | 'query') => {
@@ -38,9 +19,13 @@ function parameters(route: RouteDefinition) {
 
 function operation(route: RouteDefinition) {
   const responses = Object.fromEntries(
-    Object.entries(route.responses).map(([status, { description, schema }]) => [
+    Object.entries(route.responses).map(([status, { description, schema, contentType }]) => [
       status,
-      schema ? { description, content: { 'application/json': { schema } } } : { description },
+      schema
+        ? { description, content: { 'application/json': { schema } } }
+        : contentType
+          ? { description, content: { [contentType]: {} } }
+          : { description },
     ]),
   );
   return {
@@ -73,7 +58,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     (paths[API_PREFIX + route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
   return {
-    openapi: '3.1.0',
+    openapi: '3.1.0' as const,
     info: {
       title: 'Shipyard API',
       version: '1.0.0',

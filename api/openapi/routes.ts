@@ -34,7 +34,7 @@ const referencePageRoute = defineRoute({
   tag: 'Reference',
   access: 'public',
   summary: 'A readable API reference page (HTML) rendered from the OpenAPI document',
-  responses: { 200: { description: 'HTML page' } },
+  responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
   handler: ({ ctx }) => {
     ctx.type = 'html';
     return REFERENCE_PAGE;
@@ -54,7 +54,16 @@ export function withApiReference(routes: RouteDefinition[]): RouteDefinition[] {
       tag: 'Reference',
       access: 'public',
       summary: 'This API as an OpenAPI 3.1 document',
-      responses: { 200: { description: 'The OpenAPI document' } },
+      responses: {
+        200: {
+          description: 'The OpenAPI document',
+          schema: {
+            type: 'object',
+            required: ['openapi', 'info', 'paths'],
+            properties: { openapi: { const: '3.1.0' } },
+          },
+        },
+      },
       // Read at request time, after the document below exists.
       handler: () => document,
     }),

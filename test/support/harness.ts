@@ -10,6 +10,9 @@ import { createPool } from '../../db/pool';
 import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import type { WorkerPool } from '../../core/taskQueues';
+import { apiRoutes } from '../../api/routes';
+import { withApiReference } from '../../api/openapi/routes';
+import { responseContract } from './responseContract';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
 applyTestEnv();
@@ -30,10 +33,16 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** The real app on a real socket (port 0), with real clients behind it. */
+/**
+ * The real app on a real socket (port 0), with real clients behind it. Every JSON response is
+ * checked against its route's declared schema; `close()` fails on any that did not match.
+ */
 export async function startApi(options: { deps?: AppDeps; routes?: RouteDefinition[] } = {}): Promise<TestApi> {
   const deps = options.deps ?? (await testDeps());
-  const server: Server = createServer(buildApp(deps, options.routes).callback());
+  const app = buildApp(deps, options.routes);
+  const contract = responseContract(withApiReference(options.routes ?? apiRoutes));
+  app.middleware.unshift(contract.middleware);
+  const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -43,6 +52,7 @@ export async function startApi(options: { deps?: AppDeps; routes?: RouteDefiniti
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await closeDeps(deps);
+      contract.assertKept();
     },
   };
 }

@@ -1,5 +1,7 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
-import { defineRoute } from '../../api/http/route';
+import { defineRoute, successStatus } from '../../api/http/route';
+import { withApiReference } from '../../api/openapi/routes';
+import { apiRoutes } from '../../api/routes';
 import { toKoaPath } from '../../api/http/router';
 
 const route = defineRoute({
@@ -31,4 +33,15 @@ test('a route declaration becomes an OpenAPI operation with its parameters, body
   expect(op.requestBody.content['application/json'].schema).toBe(route.body);
   expect(op.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
   expect(doc.components.schemas.Error.required).toEqual(['error']);
+});
+
+test('every route declares its success response: a JSON schema, or the media type of a body that is not JSON', () => {
+  const undeclared = withApiReference(apiRoutes)
+    .filter((r) => {
+      const status = successStatus(r);
+      const spec = r.responses[status];
+      return status !== 204 && !spec.schema && !spec.contentType;
+    })
+    .map((r) => `${r.method} ${r.path}`);
+  expect(undeclared).toEqual([]);
 });
