@@ -62,14 +62,24 @@ type ResponseBody<R> = number extends keyof R
 /** The authenticated caller a route receives, by its access level. */
 type AuthFor<A> = A extends 'public' ? undefined : A extends 'agent' ? AgentPrincipal : CallerPrincipal;
 
-export interface HandlerInput<P, Q, B, A = Access> {
+/**
+ * How a route uses the database. `request`: the whole handler runs in one transaction under the
+ * caller's tenant (`db`). `on-demand`: no transaction is held while the handler runs; it opens
+ * short ones with `inTenant` around its reads and writes, so waiting on Temporal or another
+ * service never holds a pooled connection.
+ */
+export type TransactionMode = 'request' | 'on-demand';
+
+export interface HandlerInput<P, Q, B, A = Access, T extends TransactionMode = TransactionMode> {
   params: P;
   query: Q;
   body: B;
   /** Who called (undefined on public routes). */
   auth: AuthFor<A>;
-  /** The request's transaction, scoped to the caller's tenant (undefined on public routes). */
-  db: A extends 'public' ? undefined : Knex.Transaction;
+  /** The request's transaction, scoped to the caller's tenant (undefined on public and on-demand routes). */
+  db: A extends 'public' ? undefined : T extends 'request' ? Knex.Transaction : undefined;
+  /** Runs `work` in a transaction of its own under the caller's tenant, committed when it returns. */
+  inTenant: A extends 'public' ? undefined : <R>(work: (trx: Knex.Transaction) => Promise<R>) => Promise<R>;
   deps: AppDeps;
   ctx: ParameterizedContext;
 }
@@ -91,6 +101,8 @@ export interface RouteDefinition {
   body?: Schema;
   /** The body may be left out; the handler then gets `{}`. */
   optionalBody?: boolean;
+  /** Default `request`. */
+  transaction?: TransactionMode;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<unknown, unknown, unknown, Access>) => unknown;
 }
@@ -101,6 +113,7 @@ export function defineRoute<
   const B extends Schema | undefined = undefined,
   const A extends Access = Access,
   const R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+  const T extends TransactionMode = 'request',
 >(def: {
   method: HttpMethod;
   path: string;
@@ -111,9 +124,10 @@ export function defineRoute<
   query?: Q;
   body?: B;
   optionalBody?: boolean;
+  transaction?: T;
   responses: R;
   handler: (
-    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A>,
+    input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A, T>,
   ) => NoInfer<ResponseBody<R> | Promise<ResponseBody<R>>>;
 }): RouteDefinition {
   // The generic types above only check the handler against its schemas; at run time a route

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Knex } from 'knex';
 import { recordRefusal, RefusedAction } from '../../core/audit/store';
 import type { Principal } from '../../core/auth/principal';
 import { authorize } from '../auth/authenticate';
@@ -27,7 +28,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       const { access } = route;
       // Validation runs after authentication and authorization: a caller without access learns
       // nothing about an endpoint, not even its validation errors.
-      const run = (auth: unknown, db: unknown) =>
+      const run = (auth: unknown, db: unknown, inTenant: unknown) =>
         route.handler({
           // Copies: the validators coerce and fill defaults in place.
           params: params({ ...ctx.params }),
@@ -37,20 +38,29 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
           ctx,
           auth,
           db,
+          inTenant,
         } as Parameters<RouteDefinition['handler']>[0]);
       let result: unknown;
       if (access === 'public') {
-        result = await run(undefined, undefined);
+        result = await run(undefined, undefined, undefined);
       } else {
         const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access, ctx.ip);
         ctx.state.tenantId = identity.tenantId;
+        const inTenant = <T>(work: (trx: Knex.Transaction) => Promise<T>) =>
+          withTenant(deps.db, identity.tenantId, work);
         let auth: Principal | undefined;
-        // The whole request runs in one transaction under the caller's tenant.
-        result = await withTenant(deps.db, identity.tenantId, async (trx) => {
+        const principal = async (trx: Knex.Transaction) => {
           auth = await deps.authenticator.principal(trx, identity);
           authorize(auth, access);
-          return run(auth, trx);
-        }).catch(async (err: unknown) => {
+          return auth;
+        };
+        result = await (
+          route.transaction === 'on-demand'
+            ? // Only the caller's principal is read in a transaction; the handler opens its own.
+              inTenant(principal).then((caller) => run(caller, undefined, inTenant))
+            : // The whole request runs in one transaction under the caller's tenant.
+              inTenant(async (trx) => run(await principal(trx), trx, inTenant))
+        ).catch(async (err: unknown) => {
           // Written after the rollback, so the failure entry of a refused action survives it.
           if (err instanceof RefusedAction && auth) {
             await recordRefusal(deps.db, auth, err).catch((auditErr: unknown) =>

@@ -8,6 +8,8 @@ export const systemRoutes = [
     path: '/system',
     tag: 'Admin',
     access: 'admin:read',
+    // The probes take up to seconds: no pooled connection is held meanwhile.
+    transaction: 'on-demand',
     summary:
       'Status of the database, Elasticsearch, Temporal (with the Web UI address, for platform operators) and each worker pool',
     responses: { 200: { description: 'Every check, up or down, with its latency', schema: systemHealthSchema } },
