@@ -1,7 +1,7 @@
 import type { CallerPrincipal } from '../../core/auth/principal';
 import { actorOf, recordAudit } from '../../core/audit/store';
 import { conflict, invalid, notFound } from '../../core/errors';
-import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
+import { shapeAQuery, shapeAWindow, shapeAForgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { moldProblems } from '../../core/forge/moldRules';
 import {
@@ -30,7 +30,7 @@ const listQuery = {
     category: { type: 'string' },
     published: { type: 'boolean' },
     visibility: { type: 'string', enum: ['published', 'unpublished', 'all'] },
-    ...cursorPageQuery(),
+    ...shapeAQuery(),
   },
   additionalProperties: false,
 } as const;
@@ -54,12 +54,12 @@ export const moldRoutes = [
       }
       let published = query.published ?? fromVisibility;
       if (!seesDrafts(auth)) {
-        if (published === false) return { molds: [], pagination: forgePagination(cursorPageWindow(query), 0) };
+        if (published === false) return { molds: [], pagination: shapeAForgePagination(shapeAWindow(query), 0) };
         published = true;
       }
-      const window = cursorPageWindow(query);
+      const window = shapeAWindow(query);
       const { molds, total } = await listMolds(db, { category: query.category, published }, window);
-      return { molds, pagination: forgePagination(window, total) };
+      return { molds, pagination: shapeAForgePagination(window, total) };
     },
   }),
   defineRoute({

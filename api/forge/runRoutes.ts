@@ -3,7 +3,7 @@ import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
 import { actorOf, recordAudit, RefusedAction } from '../../core/audit/store';
 import { ApiError, invalid, notFound } from '../../core/errors';
-import { cursorPageQuery, cursorPageWindow, forgePagination } from '../http/pagination';
+import { shapeAQuery, shapeAWindow, shapeAForgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { TASK_QUEUES } from '../../core/taskQueues';
 import { forgeWorkflowId, RUN_STATUSES, type DecisionKind, type RunStepSpec } from '../../core/forge/types';
@@ -127,15 +127,15 @@ export const runRoutes = [
       properties: {
         mold_slug: { type: 'string' },
         status: { type: 'string', enum: RUN_STATUSES },
-        ...cursorPageQuery(),
+        ...shapeAQuery(),
       },
       additionalProperties: false,
     },
     responses: { 200: { description: '`{runs, pagination}`' } },
     handler: async ({ db, query }) => {
-      const window = cursorPageWindow(query);
+      const window = shapeAWindow(query);
       const { runs, total } = await listRuns(db, { moldSlug: query.mold_slug, status: query.status }, window);
-      return { runs, pagination: forgePagination(window, total) };
+      return { runs, pagination: shapeAForgePagination(window, total) };
     },
   }),
   defineRoute({

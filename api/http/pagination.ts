@@ -53,15 +53,15 @@ export function parseOffsetCursor(cursor: string | undefined): number {
 // ---------------------------------------------------------------------------------------------
 
 /** `limit` (default 20, 1..maxLimit) and `cursor`. Zombies pass 200 as their maximum. */
-export const cursorPageQuery = (maxLimit = 100) =>
+export const shapeAQuery = (maxLimit = 100) =>
   ({ limit: limitProperty(20, maxLimit), cursor: cursorProperty }) as const;
 
-export function cursorPageWindow(query: { limit: number; cursor?: string }): OffsetWindow {
+export function shapeAWindow(query: { limit: number; cursor?: string }): OffsetWindow {
   return { limit: query.limit, offset: parseOffsetCursor(query.cursor) };
 }
 
 /** The `page` object of entities, search and zombies. */
-export interface CursorPageMeta {
+export interface ShapeAPage {
   limit: number;
   total: number;
   /** null on the last page. */
@@ -71,7 +71,7 @@ export interface CursorPageMeta {
 }
 
 /** The `pagination` object of the forge lists. */
-export interface ForgePagination {
+export interface ShapeAForgePagination {
   total_count: number;
   /** '' when there are no more rows. */
   next_cursor: string;
@@ -79,7 +79,7 @@ export interface ForgePagination {
 }
 
 /** The alternative `pagination` object of the entity list schema. */
-export interface EntityListPagination {
+export interface ShapeAEntityPagination {
   total: number;
   /** 1-based number of the page this window starts on. */
   page: number;
@@ -93,7 +93,7 @@ function nextOffset(window: OffsetWindow, total: number): number | null {
   return next < total ? next : null;
 }
 
-export function cursorPageMeta(window: OffsetWindow, total: number): CursorPageMeta {
+export function shapeAPage(window: OffsetWindow, total: number): ShapeAPage {
   const next = nextOffset(window, total);
   return {
     limit: window.limit,
@@ -103,12 +103,12 @@ export function cursorPageMeta(window: OffsetWindow, total: number): CursorPageM
   };
 }
 
-export function forgePagination(window: OffsetWindow, total: number): ForgePagination {
+export function shapeAForgePagination(window: OffsetWindow, total: number): ShapeAForgePagination {
   const next = nextOffset(window, total);
   return { total_count: total, next_cursor: next === null ? '' : offsetCursor(next), has_more: next !== null };
 }
 
-export function entityListPagination(window: OffsetWindow, total: number): EntityListPagination {
+export function shapeAEntityPagination(window: OffsetWindow, total: number): ShapeAEntityPagination {
   const next = nextOffset(window, total);
   return {
     total,
@@ -123,16 +123,16 @@ export function entityListPagination(window: OffsetWindow, total: number): Entit
 // ---------------------------------------------------------------------------------------------
 
 /** `page` (1-based, default 1) and `page_size` (default 20, 1..100). */
-export const PAGE_NUMBER_QUERY = {
+export const SHAPE_B_QUERY = {
   page: positionProperty(1, 1),
   page_size: limitProperty(20, 100),
 } as const;
 
-export function pageNumberWindow(query: { page: number; page_size: number }): OffsetWindow {
+export function shapeBWindow(query: { page: number; page_size: number }): OffsetWindow {
   return { limit: query.page_size, offset: (query.page - 1) * query.page_size };
 }
 
-export interface PageNumberPagination {
+export interface ShapeBPagination {
   page: number;
   pageSize: number;
   totalPages: number;
@@ -141,7 +141,7 @@ export interface PageNumberPagination {
   hasPrevious: boolean;
 }
 
-export function pageNumberPagination(window: OffsetWindow, total: number): PageNumberPagination {
+export function shapeBPagination(window: OffsetWindow, total: number): ShapeBPagination {
   const page = Math.floor(window.offset / window.limit) + 1;
   const totalPages = Math.ceil(total / window.limit);
   return {
@@ -159,26 +159,26 @@ export function pageNumberPagination(window: OffsetWindow, total: number): PageN
 // ---------------------------------------------------------------------------------------------
 
 /** /users: `first` (an offset, default 0) and `max` (default 100, 1..200). */
-export const IDP_FIRST_MAX_QUERY = {
+export const SHAPE_C_USERS_QUERY = {
   first: positionProperty(0, 0),
   max: limitProperty(100, 200),
 } as const;
 
 /** /admin/users: `page` (0-based, default 0) and `pageSize` (default 100, 1..200). */
-export const IDP_PAGE_QUERY = {
+export const SHAPE_C_ADMIN_USERS_QUERY = {
   page: positionProperty(0, 0),
   pageSize: limitProperty(100, 200),
 } as const;
 
-export function idpFirstMaxWindow(query: { first: number; max: number }): OffsetWindow {
+export function shapeCUsersWindow(query: { first: number; max: number }): OffsetWindow {
   return { limit: query.max, offset: query.first };
 }
 
-export function idpPageWindow(query: { page: number; pageSize: number }): OffsetWindow {
+export function shapeCAdminUsersWindow(query: { page: number; pageSize: number }): OffsetWindow {
   return { limit: query.pageSize, offset: query.page * query.pageSize };
 }
 
-export interface IdpPageMeta {
+export interface ShapeCPage {
   first: number;
   max: number;
   /** Items in this response. */
@@ -186,7 +186,7 @@ export interface IdpPageMeta {
   hasMore: boolean;
 }
 
-export function idpPageMeta(window: OffsetWindow, count: number, total: number): IdpPageMeta {
+export function shapeCPage(window: OffsetWindow, count: number, total: number): ShapeCPage {
   return { first: window.offset, max: window.limit, count, hasMore: window.offset + count < total };
 }
 
@@ -195,11 +195,11 @@ export function idpPageMeta(window: OffsetWindow, count: number, total: number):
 // ---------------------------------------------------------------------------------------------
 
 /** `limit` (default 50, 1..200) and `cursor`. */
-export const OPAQUE_CURSOR_QUERY = { limit: limitProperty(50, 200), cursor: cursorProperty } as const;
+export const SHAPE_D_QUERY = { limit: limitProperty(50, 200), cursor: cursorProperty } as const;
 
 /**
  * Keyset window: the `limit` rows ordered by id that come after `afterId` (from the start when
- * null). Select `limit + 1` rows: the extra one only tells `opaqueCursorPage` another page exists.
+ * null). Select `limit + 1` rows: the extra one only tells `shapeDPage` another page exists.
  */
 export interface KeysetWindow {
   limit: number;
@@ -213,13 +213,13 @@ interface CursorEnvelopeV1 {
   id: string;
 }
 
-export function encodeOpaqueCursor(afterId: string): string {
+export function encodeShapeDCursor(afterId: string): string {
   const envelope: CursorEnvelopeV1 = { v: 1, id: afterId };
   return Buffer.from(JSON.stringify(envelope)).toString('base64url');
 }
 
 /** The id a cursor points after. Anything this API did not issue is a 400, never a 500. */
-export function decodeOpaqueCursor(cursor: string): string {
+export function decodeShapeDCursor(cursor: string): string {
   // Buffer silently skips characters outside base64url, so check the alphabet first.
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
   let envelope: unknown;
@@ -234,9 +234,9 @@ export function decodeOpaqueCursor(cursor: string): string {
   return id;
 }
 
-export function opaqueCursorWindow(query: { limit: number; cursor?: string }): KeysetWindow {
+export function shapeDWindow(query: { limit: number; cursor?: string }): KeysetWindow {
   // As for offset cursors, `?cursor=` means the first page.
-  const afterId = query.cursor ? decodeOpaqueCursor(query.cursor) : null;
+  const afterId = query.cursor ? decodeShapeDCursor(query.cursor) : null;
   return { limit: query.limit, afterId };
 }
 
@@ -247,10 +247,10 @@ export interface KeysetPage<T> {
 }
 
 /** `rows` is what the `limit + 1` select returned; the extra row is dropped, not sent. */
-export function opaqueCursorPage<T extends { id: string }>(rows: T[], window: KeysetWindow): KeysetPage<T> {
+export function shapeDPage<T extends { id: string }>(rows: T[], window: KeysetWindow): KeysetPage<T> {
   const items = rows.slice(0, window.limit);
   const hasMore = rows.length > window.limit;
-  return { items, next_cursor: hasMore ? encodeOpaqueCursor(items[items.length - 1].id) : '' };
+  return { items, next_cursor: hasMore ? encodeShapeDCursor(items[items.length - 1].id) : '' };
 }
 
 // ---------------------------------------------------------------------------------------------

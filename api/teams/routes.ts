@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { recentActivity, RefusedAction } from '../../core/audit/store';
 import { conflict, invalid, notFound } from '../../core/errors';
-import { cursorPageMeta, cursorPageQuery, cursorPageWindow, parseOffsetCursor } from '../http/pagination';
+import { shapeAPage, shapeAQuery, shapeAWindow, parseOffsetCursor } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { assignedRoles } from '../../core/roles/store';
 import { teamChanged, teamWriteRefused } from './changes';
@@ -71,7 +71,7 @@ export const teamRoutes = [
       const window = { limit: query.limit ?? 20, offset: parseOffsetCursor(query.cursor) };
       return {
         teams: all.slice(window.offset, window.offset + window.limit),
-        page: cursorPageMeta(window, all.length),
+        page: shapeAPage(window, all.length),
       };
     },
   }),
@@ -105,12 +105,12 @@ export const teamRoutes = [
     tag: 'Teams',
     access: 'admin:read',
     summary: 'List teams with member counts (uncached)',
-    query: { type: 'object', properties: cursorPageQuery(), additionalProperties: false },
+    query: { type: 'object', properties: shapeAQuery(), additionalProperties: false },
     responses: { 200: { description: '`{teams, page}`', schema: teamListSchema } },
     handler: async ({ db, query }) => {
-      const window = cursorPageWindow(query);
+      const window = shapeAWindow(query);
       const { teams, total } = await listTeamsPage(db, window);
-      return { teams, page: cursorPageMeta(window, total) };
+      return { teams, page: shapeAPage(window, total) };
     },
   }),
   defineRoute({

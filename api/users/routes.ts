@@ -1,6 +1,12 @@
 import { rolesOfUser } from '../../core/auth/store';
 import { notFound } from '../../core/errors';
-import { idpFirstMaxWindow, idpPageMeta, idpPageWindow, offsetCursor, parseOffsetCursor } from '../http/pagination';
+import {
+  shapeCUsersWindow,
+  shapeCPage,
+  shapeCAdminUsersWindow,
+  offsetCursor,
+  parseOffsetCursor,
+} from '../http/pagination';
 import { defineRoute } from '../http/route';
 import {
   adminUserListQuery,
@@ -24,13 +30,13 @@ export const userRoutes = [
     query: userListQuery,
     responses: { 200: { description: '`{users, items, page, total, provider}`', schema: userListSchema } },
     handler: async ({ db, query }) => {
-      const base = idpFirstMaxWindow(query);
+      const base = shapeCUsersWindow(query);
       const window = {
         limit: query.limit ?? base.limit,
         offset: query.cursor ? parseOffsetCursor(query.cursor) : base.offset,
       };
       const { users, total } = await listUsers(db, window, query.search);
-      const page = idpPageMeta(window, users.length, total);
+      const page = shapeCPage(window, users.length, total);
       return {
         users,
         items: users,
@@ -67,9 +73,9 @@ export const userRoutes = [
     query: adminUserListQuery,
     responses: { 200: { description: '`{items, page, total, provider}`', schema: adminUserListSchema } },
     handler: async ({ db, query }) => {
-      const window = idpPageWindow(query);
+      const window = shapeCAdminUsersWindow(query);
       const { items, total } = await listUsersForAdmin(db, window, query.search);
-      return { items, page: idpPageMeta(window, items.length, total), total, provider: IDENTITY_PROVIDER };
+      return { items, page: shapeCPage(window, items.length, total), total, provider: IDENTITY_PROVIDER };
     },
   }),
 ];

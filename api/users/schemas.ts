@@ -1,4 +1,4 @@
-import { IDP_FIRST_MAX_QUERY, IDP_PAGE_QUERY } from '../http/pagination';
+import { SHAPE_C_USERS_QUERY, SHAPE_C_ADMIN_USERS_QUERY } from '../http/pagination';
 
 const search = { type: 'string', maxLength: 200 } as const;
 
@@ -93,7 +93,7 @@ export const adminUserListSchema = {
 export const userListQuery = {
   type: 'object',
   properties: {
-    ...IDP_FIRST_MAX_QUERY,
+    ...SHAPE_C_USERS_QUERY,
     limit: { type: 'integer', minimum: 1, maximum: 200 },
     cursor: { type: 'string', maxLength: 512 },
     search,
@@ -103,7 +103,7 @@ export const userListQuery = {
 
 export const adminUserListQuery = {
   type: 'object',
-  properties: { ...IDP_PAGE_QUERY, search },
+  properties: { ...SHAPE_C_ADMIN_USERS_QUERY, search },
   additionalProperties: false,
 } as const;
 

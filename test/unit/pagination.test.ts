@@ -3,27 +3,27 @@ import addFormats from 'ajv-formats';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ApiError } from '../../core/errors';
 import {
-  IDP_FIRST_MAX_QUERY,
-  IDP_PAGE_QUERY,
+  SHAPE_C_USERS_QUERY,
+  SHAPE_C_ADMIN_USERS_QUERY,
   LIMIT_OFFSET_QUERY,
-  OPAQUE_CURSOR_QUERY,
-  PAGE_NUMBER_QUERY,
-  cursorPageMeta,
-  cursorPageQuery,
-  cursorPageWindow,
-  decodeOpaqueCursor,
-  encodeOpaqueCursor,
-  entityListPagination,
-  forgePagination,
-  idpFirstMaxWindow,
-  idpPageMeta,
-  idpPageWindow,
+  SHAPE_D_QUERY,
+  SHAPE_B_QUERY,
+  shapeAPage,
+  shapeAQuery,
+  shapeAWindow,
+  decodeShapeDCursor,
+  encodeShapeDCursor,
+  shapeAEntityPagination,
+  shapeAForgePagination,
+  shapeCUsersWindow,
+  shapeCPage,
+  shapeCAdminUsersWindow,
   limitOffsetWindow,
   offsetCursor,
-  opaqueCursorPage,
-  opaqueCursorWindow,
-  pageNumberPagination,
-  pageNumberWindow,
+  shapeDPage,
+  shapeDWindow,
+  shapeBPagination,
+  shapeBWindow,
   parseOffsetCursor,
 } from '../../api/http/pagination';
 
@@ -66,40 +66,40 @@ describe('offset cursors (shape A and governance)', () => {
 
 describe('shape A: page-shaped cursor', () => {
   it('defaults limit to 20 and accepts 1..100', () => {
-    const { ok, query } = validateQuery(cursorPageQuery(), {});
+    const { ok, query } = validateQuery(shapeAQuery(), {});
     expect(ok).toBe(true);
     expect(query).toEqual({ limit: 20 });
-    expect(validateQuery(cursorPageQuery(), { limit: '1' }).ok).toBe(true);
-    expect(validateQuery(cursorPageQuery(), { limit: '100' }).ok).toBe(true);
+    expect(validateQuery(shapeAQuery(), { limit: '1' }).ok).toBe(true);
+    expect(validateQuery(shapeAQuery(), { limit: '100' }).ok).toBe(true);
   });
 
   it.each(['0', '101', '2.5', 'ten'])('rejects limit %p', (limit) => {
-    expect(validateQuery(cursorPageQuery(), { limit }).ok).toBe(false);
+    expect(validateQuery(shapeAQuery(), { limit }).ok).toBe(false);
   });
 
   it('lets a caller raise the maximum (zombies allow 200)', () => {
-    expect(validateQuery(cursorPageQuery(200), { limit: '200' }).ok).toBe(true);
-    expect(validateQuery(cursorPageQuery(200), { limit: '201' }).ok).toBe(false);
+    expect(validateQuery(shapeAQuery(200), { limit: '200' }).ok).toBe(true);
+    expect(validateQuery(shapeAQuery(200), { limit: '201' }).ok).toBe(false);
   });
 
   it('types a handler query with limit always present and cursor optional (checked by tsc)', () => {
-    type Query = FromSchema<{ type: 'object'; properties: ReturnType<typeof cursorPageQuery> }>;
+    type Query = FromSchema<{ type: 'object'; properties: ReturnType<typeof shapeAQuery> }>;
     const query: Query = { limit: 20 };
     const limit: number = query.limit;
-    expect(cursorPageWindow(query)).toEqual({ limit, offset: 0 });
+    expect(shapeAWindow(query)).toEqual({ limit, offset: 0 });
   });
 
   it('starts at offset 0 without a cursor and at the cursor offset with one', () => {
-    expect(cursorPageWindow({ limit: 20 })).toEqual({ limit: 20, offset: 0 });
-    expect(cursorPageWindow({ limit: 20, cursor: '40' })).toEqual({ limit: 20, offset: 40 });
+    expect(shapeAWindow({ limit: 20 })).toEqual({ limit: 20, offset: 0 });
+    expect(shapeAWindow({ limit: 20, cursor: '40' })).toEqual({ limit: 20, offset: 40 });
   });
 
   it('rejects a malformed cursor with a 400 INVALID_REQUEST', () => {
-    expectInvalidRequest(() => cursorPageWindow({ limit: 20, cursor: 'eyJ2IjoxfQ' }));
+    expectInvalidRequest(() => shapeAWindow({ limit: 20, cursor: 'eyJ2IjoxfQ' }));
   });
 
   it('gives a next cursor and no previous cursor on the first page', () => {
-    expect(cursorPageMeta({ limit: 20, offset: 0 }, 45)).toEqual({
+    expect(shapeAPage({ limit: 20, offset: 0 }, 45)).toEqual({
       limit: 20,
       total: 45,
       nextCursor: '20',
@@ -108,7 +108,7 @@ describe('shape A: page-shaped cursor', () => {
   });
 
   it('gives no next cursor on the last page and a previous cursor one page back', () => {
-    expect(cursorPageMeta({ limit: 20, offset: 40 }, 45)).toEqual({
+    expect(shapeAPage({ limit: 20, offset: 40 }, 45)).toEqual({
       limit: 20,
       total: 45,
       nextCursor: null,
@@ -117,11 +117,11 @@ describe('shape A: page-shaped cursor', () => {
   });
 
   it('gives no next cursor when the last page is exactly full', () => {
-    expect(cursorPageMeta({ limit: 20, offset: 20 }, 40).nextCursor).toBeNull();
+    expect(shapeAPage({ limit: 20, offset: 20 }, 40).nextCursor).toBeNull();
   });
 
   it('clamps the previous cursor at 0 when the offset is not a multiple of the limit', () => {
-    expect(cursorPageMeta({ limit: 20, offset: 5 }, 45).prevCursor).toBe('0');
+    expect(shapeAPage({ limit: 20, offset: 5 }, 45).prevCursor).toBe('0');
   });
 
   it('follows nextCursor from the first page to the last and visits every row once', () => {
@@ -129,15 +129,15 @@ describe('shape A: page-shaped cursor', () => {
     const offsets: number[] = [];
     let cursor: string | undefined;
     do {
-      const window = cursorPageWindow({ limit: 20, cursor });
+      const window = shapeAWindow({ limit: 20, cursor });
       offsets.push(window.offset);
-      cursor = cursorPageMeta(window, total).nextCursor ?? undefined;
+      cursor = shapeAPage(window, total).nextCursor ?? undefined;
     } while (cursor !== undefined);
     expect(offsets).toEqual([0, 20, 40]);
   });
 
   it('gives zero totals and null cursors for an empty result', () => {
-    expect(cursorPageMeta({ limit: 20, offset: 0 }, 0)).toEqual({
+    expect(shapeAPage({ limit: 20, offset: 0 }, 0)).toEqual({
       limit: 20,
       total: 0,
       nextCursor: null,
@@ -146,33 +146,37 @@ describe('shape A: page-shaped cursor', () => {
   });
 
   it('builds the forge pagination with an empty next_cursor and has_more false when done', () => {
-    expect(forgePagination({ limit: 20, offset: 0 }, 45)).toEqual({
+    expect(shapeAForgePagination({ limit: 20, offset: 0 }, 45)).toEqual({
       total_count: 45,
       next_cursor: '20',
       has_more: true,
     });
-    expect(forgePagination({ limit: 20, offset: 40 }, 45)).toEqual({
+    expect(shapeAForgePagination({ limit: 20, offset: 40 }, 45)).toEqual({
       total_count: 45,
       next_cursor: '',
       has_more: false,
     });
-    expect(forgePagination({ limit: 20, offset: 0 }, 0)).toEqual({ total_count: 0, next_cursor: '', has_more: false });
+    expect(shapeAForgePagination({ limit: 20, offset: 0 }, 0)).toEqual({
+      total_count: 0,
+      next_cursor: '',
+      has_more: false,
+    });
   });
 
   it('builds the entity list pagination with a 1-based page number', () => {
-    expect(entityListPagination({ limit: 20, offset: 0 }, 45)).toEqual({
+    expect(shapeAEntityPagination({ limit: 20, offset: 0 }, 45)).toEqual({
       total: 45,
       page: 1,
       pageSize: 20,
       nextCursor: '20',
     });
-    expect(entityListPagination({ limit: 20, offset: 40 }, 45)).toEqual({
+    expect(shapeAEntityPagination({ limit: 20, offset: 40 }, 45)).toEqual({
       total: 45,
       page: 3,
       pageSize: 20,
       nextCursor: null,
     });
-    expect(entityListPagination({ limit: 20, offset: 0 }, 0)).toEqual({
+    expect(shapeAEntityPagination({ limit: 20, offset: 0 }, 0)).toEqual({
       total: 0,
       page: 1,
       pageSize: 20,
@@ -183,7 +187,7 @@ describe('shape A: page-shaped cursor', () => {
 
 describe('shape B: page-based', () => {
   it('defaults page to 1 and page_size to 20', () => {
-    const { ok, query } = validateQuery(PAGE_NUMBER_QUERY, {});
+    const { ok, query } = validateQuery(SHAPE_B_QUERY, {});
     expect(ok).toBe(true);
     expect(query).toEqual({ page: 1, page_size: 20 });
   });
@@ -195,16 +199,16 @@ describe('shape B: page-based', () => {
     { page_size: '101' },
     { page: '9007199254740992' },
   ])('rejects out-of-range %p', (raw) => {
-    expect(validateQuery(PAGE_NUMBER_QUERY, raw).ok).toBe(false);
+    expect(validateQuery(SHAPE_B_QUERY, raw).ok).toBe(false);
   });
 
   it('turns page and page_size into an offset window', () => {
-    expect(pageNumberWindow({ page: 1, page_size: 20 })).toEqual({ limit: 20, offset: 0 });
-    expect(pageNumberWindow({ page: 3, page_size: 25 })).toEqual({ limit: 25, offset: 50 });
+    expect(shapeBWindow({ page: 1, page_size: 20 })).toEqual({ limit: 20, offset: 0 });
+    expect(shapeBWindow({ page: 3, page_size: 25 })).toEqual({ limit: 25, offset: 50 });
   });
 
   it('reports hasNext but not hasPrevious on the first page', () => {
-    expect(pageNumberPagination(pageNumberWindow({ page: 1, page_size: 20 }), 45)).toEqual({
+    expect(shapeBPagination(shapeBWindow({ page: 1, page_size: 20 }), 45)).toEqual({
       page: 1,
       pageSize: 20,
       totalPages: 3,
@@ -215,7 +219,7 @@ describe('shape B: page-based', () => {
   });
 
   it('reports hasPrevious but not hasNext on the last page', () => {
-    expect(pageNumberPagination(pageNumberWindow({ page: 3, page_size: 20 }), 45)).toMatchObject({
+    expect(shapeBPagination(shapeBWindow({ page: 3, page_size: 20 }), 45)).toMatchObject({
       page: 3,
       totalPages: 3,
       hasNext: false,
@@ -224,7 +228,7 @@ describe('shape B: page-based', () => {
   });
 
   it('reports no next page past the end', () => {
-    expect(pageNumberPagination(pageNumberWindow({ page: 9, page_size: 20 }), 45)).toMatchObject({
+    expect(shapeBPagination(shapeBWindow({ page: 9, page_size: 20 }), 45)).toMatchObject({
       page: 9,
       hasNext: false,
       hasPrevious: true,
@@ -232,7 +236,7 @@ describe('shape B: page-based', () => {
   });
 
   it('gives zero totals and no next or previous page for an empty result', () => {
-    expect(pageNumberPagination(pageNumberWindow({ page: 1, page_size: 20 }), 0)).toEqual({
+    expect(shapeBPagination(shapeBWindow({ page: 1, page_size: 20 }), 0)).toEqual({
       page: 1,
       pageSize: 20,
       totalPages: 0,
@@ -245,45 +249,45 @@ describe('shape B: page-based', () => {
 
 describe('shape C: identity-provider style', () => {
   it('defaults /users to first 0 and max 100', () => {
-    const { ok, query } = validateQuery(IDP_FIRST_MAX_QUERY, {});
+    const { ok, query } = validateQuery(SHAPE_C_USERS_QUERY, {});
     expect(ok).toBe(true);
     expect(query).toEqual({ first: 0, max: 100 });
   });
 
   it('defaults /admin/users to page 0 and pageSize 100', () => {
-    const { ok, query } = validateQuery(IDP_PAGE_QUERY, {});
+    const { ok, query } = validateQuery(SHAPE_C_ADMIN_USERS_QUERY, {});
     expect(ok).toBe(true);
     expect(query).toEqual({ page: 0, pageSize: 100 });
   });
 
   it.each<Record<string, string>>([{ first: '-1' }, { max: '0' }, { max: '201' }])('rejects /users query %p', (raw) => {
-    expect(validateQuery(IDP_FIRST_MAX_QUERY, raw).ok).toBe(false);
+    expect(validateQuery(SHAPE_C_USERS_QUERY, raw).ok).toBe(false);
   });
 
   it.each<Record<string, string>>([{ page: '-1' }, { pageSize: '0' }, { pageSize: '201' }])(
     'rejects /admin/users query %p',
     (raw) => {
-      expect(validateQuery(IDP_PAGE_QUERY, raw).ok).toBe(false);
+      expect(validateQuery(SHAPE_C_ADMIN_USERS_QUERY, raw).ok).toBe(false);
     },
   );
 
   it('accepts the 200 maximum on both endpoints', () => {
-    expect(validateQuery(IDP_FIRST_MAX_QUERY, { max: '200' }).ok).toBe(true);
-    expect(validateQuery(IDP_PAGE_QUERY, { pageSize: '200' }).ok).toBe(true);
+    expect(validateQuery(SHAPE_C_USERS_QUERY, { max: '200' }).ok).toBe(true);
+    expect(validateQuery(SHAPE_C_ADMIN_USERS_QUERY, { pageSize: '200' }).ok).toBe(true);
   });
 
   it('turns first/max and the 0-based page into offset windows', () => {
-    expect(idpFirstMaxWindow({ first: 30, max: 10 })).toEqual({ limit: 10, offset: 30 });
-    expect(idpPageWindow({ page: 0, pageSize: 100 })).toEqual({ limit: 100, offset: 0 });
-    expect(idpPageWindow({ page: 2, pageSize: 100 })).toEqual({ limit: 100, offset: 200 });
+    expect(shapeCUsersWindow({ first: 30, max: 10 })).toEqual({ limit: 10, offset: 30 });
+    expect(shapeCAdminUsersWindow({ page: 0, pageSize: 100 })).toEqual({ limit: 100, offset: 0 });
+    expect(shapeCAdminUsersWindow({ page: 2, pageSize: 100 })).toEqual({ limit: 100, offset: 200 });
   });
 
   it('reports hasMore while rows remain and counts the items returned', () => {
-    expect(idpPageMeta({ limit: 100, offset: 0 }, 100, 250)).toEqual({ first: 0, max: 100, count: 100, hasMore: true });
+    expect(shapeCPage({ limit: 100, offset: 0 }, 100, 250)).toEqual({ first: 0, max: 100, count: 100, hasMore: true });
   });
 
   it('reports no more on the last, partly filled page', () => {
-    expect(idpPageMeta({ limit: 100, offset: 200 }, 50, 250)).toEqual({
+    expect(shapeCPage({ limit: 100, offset: 200 }, 50, 250)).toEqual({
       first: 200,
       max: 100,
       count: 50,
@@ -292,7 +296,7 @@ describe('shape C: identity-provider style', () => {
   });
 
   it('gives a zero count and hasMore false for an empty result', () => {
-    expect(idpPageMeta({ limit: 100, offset: 0 }, 0, 0)).toEqual({ first: 0, max: 100, count: 0, hasMore: false });
+    expect(shapeCPage({ limit: 100, offset: 0 }, 0, 0)).toEqual({ first: 0, max: 100, count: 0, hasMore: false });
   });
 });
 
@@ -300,22 +304,22 @@ describe('shape D: true opaque cursor', () => {
   const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
   it('defaults limit to 50 and rejects values outside 1..200', () => {
-    const { ok, query } = validateQuery(OPAQUE_CURSOR_QUERY, {});
+    const { ok, query } = validateQuery(SHAPE_D_QUERY, {});
     expect(ok).toBe(true);
     expect(query).toEqual({ limit: 50 });
-    expect(validateQuery(OPAQUE_CURSOR_QUERY, { limit: '200' }).ok).toBe(true);
-    expect(validateQuery(OPAQUE_CURSOR_QUERY, { limit: '0' }).ok).toBe(false);
-    expect(validateQuery(OPAQUE_CURSOR_QUERY, { limit: '201' }).ok).toBe(false);
+    expect(validateQuery(SHAPE_D_QUERY, { limit: '200' }).ok).toBe(true);
+    expect(validateQuery(SHAPE_D_QUERY, { limit: '0' }).ok).toBe(false);
+    expect(validateQuery(SHAPE_D_QUERY, { limit: '201' }).ok).toBe(false);
   });
 
   it('round-trips a resource id through a base64url cursor', () => {
-    const cursor = encodeOpaqueCursor('res_42/ä');
+    const cursor = encodeShapeDCursor('res_42/ä');
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeOpaqueCursor(cursor)).toBe('res_42/ä');
+    expect(decodeShapeDCursor(cursor)).toBe('res_42/ä');
   });
 
   it('encodes a versioned envelope {v:1,id}', () => {
-    const json = Buffer.from(encodeOpaqueCursor('res_1'), 'base64url').toString('utf8');
+    const json = Buffer.from(encodeShapeDCursor('res_1'), 'base64url').toString('utf8');
     expect(JSON.parse(json)).toEqual({ v: 1, id: 'res_1' });
   });
 
@@ -330,35 +334,35 @@ describe('shape D: true opaque cursor', () => {
     ['an empty id', base64url('{"v":1,"id":""}')],
     ['an offset cursor', '20'],
   ])('rejects a cursor that is %s with a 400 INVALID_REQUEST', (_what, cursor) => {
-    expectInvalidRequest(() => decodeOpaqueCursor(cursor));
+    expectInvalidRequest(() => decodeShapeDCursor(cursor));
   });
 
   it('starts from the beginning without a cursor and after the cursor id with one', () => {
-    expect(opaqueCursorWindow({ limit: 50 })).toEqual({ limit: 50, afterId: null });
-    expect(opaqueCursorWindow({ limit: 50, cursor: encodeOpaqueCursor('res_9') })).toEqual({
+    expect(shapeDWindow({ limit: 50 })).toEqual({ limit: 50, afterId: null });
+    expect(shapeDWindow({ limit: 50, cursor: encodeShapeDCursor('res_9') })).toEqual({
       limit: 50,
       afterId: 'res_9',
     });
   });
 
   it('rejects a malformed cursor in the window with a 400 INVALID_REQUEST', () => {
-    expectInvalidRequest(() => opaqueCursorWindow({ limit: 50, cursor: '!!!' }));
+    expectInvalidRequest(() => shapeDWindow({ limit: 50, cursor: '!!!' }));
   });
 
   it('drops the extra look-ahead row and points the next cursor at the last row sent', () => {
     const rows = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
-    const page = opaqueCursorPage(rows, { limit: 2, afterId: null });
+    const page = shapeDPage(rows, { limit: 2, afterId: null });
     expect(page.items).toEqual([{ id: 'a' }, { id: 'b' }]);
-    expect(decodeOpaqueCursor(page.next_cursor)).toBe('b');
+    expect(decodeShapeDCursor(page.next_cursor)).toBe('b');
   });
 
   it('gives an empty next_cursor on the last page, even when it is exactly full', () => {
-    const page = opaqueCursorPage([{ id: 'a' }, { id: 'b' }], { limit: 2, afterId: null });
+    const page = shapeDPage([{ id: 'a' }, { id: 'b' }], { limit: 2, afterId: null });
     expect(page).toEqual({ items: [{ id: 'a' }, { id: 'b' }], next_cursor: '' });
   });
 
   it('gives an empty next_cursor for an empty result', () => {
-    expect(opaqueCursorPage([], { limit: 50, afterId: null })).toEqual({ items: [], next_cursor: '' });
+    expect(shapeDPage([], { limit: 50, afterId: null })).toEqual({ items: [], next_cursor: '' });
   });
 
   it('walks every row once by following next_cursor (keyset after id)', () => {
@@ -366,9 +370,9 @@ describe('shape D: true opaque cursor', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const window = opaqueCursorWindow({ limit: 2, cursor });
+      const window = shapeDWindow({ limit: 2, cursor });
       const after = table.filter((row) => window.afterId === null || row.id > window.afterId);
-      const page = opaqueCursorPage(after.slice(0, window.limit + 1), window);
+      const page = shapeDPage(after.slice(0, window.limit + 1), window);
       seen.push(...page.items.map((row) => row.id));
       cursor = page.next_cursor || undefined;
     } while (cursor !== undefined);
