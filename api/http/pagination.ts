@@ -234,6 +234,15 @@ export function decodeShapeDCursor(cursor: string): string {
   return id;
 }
 
+/**
+ * Lists the spec gives no shape (API keys, groups, roles, bundles, integrations, a team's
+ * members, mappings and roles, run logs) are bounded the shape D way: a `limit` and an opaque
+ * keyset `cursor` carrying the last row's unique sort key, answered with `next_cursor`. The page
+ * size is the spec's default for most lists (20, at most 100) unless a list has a reason to differ.
+ */
+export const keysetListQuery = (defaultLimit = 20, maxLimit = 100) =>
+  ({ limit: limitProperty(defaultLimit, maxLimit), cursor: cursorProperty }) as const;
+
 export function shapeDWindow(query: { limit: number; cursor?: string }): KeysetWindow {
   // As for offset cursors, `?cursor=` means the first page.
   const afterId = query.cursor ? decodeShapeDCursor(query.cursor) : null;
