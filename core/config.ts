@@ -60,6 +60,15 @@ export interface Config {
     maxProcesses: number;
     maxFileMb: number;
   };
+  /** How long pruned data is kept, pruned by the platform pool's `shipyard-retention` schedule. */
+  retention: {
+    /** Forge run log lines (run_logs) older than this are deleted. */
+    runLogsDays: number;
+    /** Audit entries (audit_log) older than this are deleted. */
+    auditDays: number;
+    /** How often the schedule prunes. */
+    intervalMs: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,6 +81,32 @@ function intFrom(env: Env, name: string, fallback: number): number {
     throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   }
   return value;
+}
+
+/** At least 1: a retention of 0 days would delete everything, so it is refused rather than obeyed. */
+function positiveIntFrom(env: Env, name: string, fallback: number): number {
+  const value = intFrom(env, name, fallback);
+  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
+  return value;
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses "90s", "15m", "1h" or "1d" into milliseconds. */
+export function parseDuration(raw: string): number {
+  const match = /^(\d+)\s*(s|m|h|d)$/i.exec(raw.trim());
+  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2].toLowerCase()] : 0;
+  if (!(ms > 0)) throw new Error(`not a duration: "${raw}" (use e.g. 90s, 15m, 1h, 1d)`);
+  return ms;
+}
+
+function durationFrom(env: Env, name: string, fallback: string): number {
+  const raw = env[name] || fallback;
+  try {
+    return parseDuration(raw);
+  } catch (err) {
+    throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** "100000-165535" → its bounds. */
@@ -159,6 +194,11 @@ export function loadConfig(env: Env = process.env): Config {
       memoryMb: intFrom(env, 'SHIPYARD_SCRIPT_MEMORY_MB', 512),
       maxProcesses: intFrom(env, 'SHIPYARD_SCRIPT_MAX_PROCESSES', 64),
       maxFileMb: intFrom(env, 'SHIPYARD_SCRIPT_MAX_FILE_MB', 64),
+    },
+    retention: {
+      runLogsDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_RUN_LOGS_DAYS', 30),
+      auditDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_AUDIT_DAYS', 365),
+      intervalMs: durationFrom(env, 'SHIPYARD_RETENTION_INTERVAL', '1h'),
     },
   };
 }

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, parseByteSize } from '../../core/config';
+import { loadConfig, parseByteSize, parseDuration } from '../../core/config';
 
 test('defaults point every client at the locally provisioned services', () => {
   const config = loadConfig({});
@@ -43,4 +43,35 @@ test('byte sizes accept plain bytes, kb and mb; anything else is refused', () =>
 
 test('a malformed integer setting fails loudly at start-up instead of defaulting', () => {
   expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer/);
+});
+
+test('retention keeps run logs 30 days and audit entries 365, pruned hourly, unless configured otherwise', () => {
+  expect(loadConfig({}).retention).toEqual({ runLogsDays: 30, auditDays: 365, intervalMs: 3_600_000 });
+  expect(
+    loadConfig({
+      SHIPYARD_RETENTION_RUN_LOGS_DAYS: '7',
+      SHIPYARD_RETENTION_AUDIT_DAYS: '90',
+      SHIPYARD_RETENTION_INTERVAL: '15m',
+    }).retention,
+  ).toEqual({ runLogsDays: 7, auditDays: 90, intervalMs: 15 * 60_000 });
+});
+
+test('a retention of zero days, a non-number or a malformed interval stops the start, naming the variable', () => {
+  expect(() => loadConfig({ SHIPYARD_RETENTION_RUN_LOGS_DAYS: '0' })).toThrow(
+    /SHIPYARD_RETENTION_RUN_LOGS_DAYS must be at least 1/,
+  );
+  expect(() => loadConfig({ SHIPYARD_RETENTION_AUDIT_DAYS: 'a year' })).toThrow(
+    /SHIPYARD_RETENTION_AUDIT_DAYS must be a non-negative integer/,
+  );
+  expect(() => loadConfig({ SHIPYARD_RETENTION_INTERVAL: 'hourly' })).toThrow(
+    /SHIPYARD_RETENTION_INTERVAL: not a duration/,
+  );
+  expect(() => loadConfig({ SHIPYARD_RETENTION_INTERVAL: '0s' })).toThrow(/SHIPYARD_RETENTION_INTERVAL/);
+});
+
+test('durations accept seconds, minutes, hours and days', () => {
+  expect(parseDuration('90s')).toBe(90_000);
+  expect(parseDuration('1H')).toBe(3_600_000);
+  expect(parseDuration('2d')).toBe(2 * 86_400_000);
+  expect(() => parseDuration('1w')).toThrow(/not a duration/);
 });
