@@ -3,9 +3,12 @@ import addFormats from 'ajv-formats';
 import { invalid, type ErrorDetail } from '../../core/errors';
 import type { Schema } from './route';
 
-// Bodies are JSON and must match exactly. Path and query values arrive as strings, so that
-// validator coerces them to the schema's types and fills in declared defaults.
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+// Both fill in the schemas' declared defaults, so a `default` is the one place a default value
+// lives: handlers, stores and activities receive it already applied. Bodies are JSON and must
+// match exactly; path and query values arrive as strings, so that validator coerces them.
+// (An update body's fields therefore declare no defaults: a default there would overwrite what
+// is stored. A unit test holds every PUT and PATCH route to that.)
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
 const stringInputAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true }));
 
 export type Validator = (value: unknown) => unknown;

@@ -23,7 +23,17 @@ const probeRoutes = [
       required: ['text'],
       additionalProperties: false,
     },
-    responses: { 201: { description: 'echoed' } },
+    responses: {
+      201: {
+        description: 'echoed',
+        schema: {
+          type: 'object',
+          required: ['name', 'text'],
+          additionalProperties: false,
+          properties: { name: { type: 'string' }, text: { type: 'string' } },
+        },
+      },
+    },
     handler: ({ params, query, body }) => ({ name: params.name, text: body.text.repeat(query.times ?? 1) }),
   }),
   defineRoute({
@@ -224,4 +234,30 @@ describe('API reference', () => {
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
     }
   });
+});
+
+test('a response that drifts from its declared schema fails the suite that provoked it', async () => {
+  const drifting = defineRoute({
+    method: 'GET',
+    path: '/drift',
+    tag: 'Test',
+    access: 'public',
+    summary: 'answers a field its schema does not declare',
+    responses: {
+      200: {
+        description: 'a count',
+        schema: {
+          type: 'object',
+          required: ['count'],
+          additionalProperties: false,
+          properties: { count: { type: 'integer' } },
+        },
+      },
+    },
+    // Cast: the handler's type would catch this drift at compile time; a store's row can still drift at run time.
+    handler: () => ({ count: 1, extra: 'undeclared' }) as unknown as { count: number },
+  });
+  const driftApi = await startApi({ routes: [drifting] });
+  expect((await fetch(`${driftApi.url}/api/v1/drift`)).status).toBe(200);
+  await expect(driftApi.close()).rejects.toThrow(/GET \/api\/v1\/drift → 200: .*must NOT have additional properties/);
 });
