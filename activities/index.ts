@@ -2,13 +2,14 @@ import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../core/taskQueues';
 import { createForgeActivities } from './forge';
 import { createProbeActivities } from './probe';
+import { createRetentionActivities } from './retention';
 
 export type { ActivityDeps };
 
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),
   search: () => ({}),
-  platform: () => ({}),
+  platform: (deps) => createRetentionActivities(deps.db),
 };
 
 /** The activities each pool registers: every pool answers the probe, plus its own domain's. */

@@ -7,11 +7,13 @@ import {
   type LogLevel,
   type Logger as SdkLogger,
 } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
+import { ensureRetentionSchedule } from '../core/retention/retentionSchedule';
 import { TASK_QUEUES, type WorkerPool } from '../core/taskQueues';
 
 export interface PoolWorkers {
@@ -50,6 +52,23 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
 }
 
 /**
+ * The schedules whose workflows the platform pool runs, created or updated at each of its starts
+ * (every start may do it: they are idempotent), so a deployment carries its schedule settings.
+ */
+async function ensurePlatformSchedules(
+  config: Config,
+  dataConverter: ReturnType<typeof encryptedDataConverter>,
+): Promise<void> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+    await ensureRetentionSchedule(client, config);
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
  * Creates one worker per requested pool in this process, sharing one connection and one
  * workflow bundle (bundling is the slow part of a worker's start).
  */
@@ -63,6 +82,7 @@ export async function createPoolWorkers(
   const keyring = createKeyring(config);
   const dataConverter = encryptedDataConverter(new EncryptionCodec(keyring));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  if (pools.includes('platform')) await ensurePlatformSchedules(config, dataConverter);
   const bundle =
     workflowBundle ??
     // webpack's build report is noise at every start; keep only what needs attention.

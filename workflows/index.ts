@@ -2,3 +2,4 @@
 // activities do it.
 export { workerProbe } from './probe';
 export { forgeRun } from './forgeRun';
+export { pruneRetention } from './retention';
