@@ -2,7 +2,7 @@ import type { Payload } from '@temporalio/common';
 import { SealedDataError } from '../../core/crypto/keyring';
 import { invalid } from '../../core/errors';
 import { defineRoute } from '../http/route';
-import { payloadsSchema, type JsonPayload } from './schemas';
+import { convertedPayloadsSchema, payloadsSchema, type JsonPayload } from './schemas';
 
 // The codec endpoint of Temporal's remote codec protocol, for the Web UI and the CLI
 // (`--codec-endpoint …/api/v1/temporal-codec`): it reads (and writes) any tenant's workflow
@@ -16,7 +16,7 @@ const fromJson = ({ metadata, data }: JsonPayload): Payload => ({
   data: Buffer.from(data ?? '', 'base64'),
 });
 
-const toJson = ({ metadata, data }: Payload): JsonPayload => ({
+const toJson = ({ metadata, data }: Payload): Required<JsonPayload> => ({
   metadata: Object.fromEntries(
     Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
   ),
@@ -36,7 +36,7 @@ export const temporalCodecRoutes = (Object.keys(DIRECTIONS) as (keyof typeof DIR
     access: 'operator',
     summary: DIRECTIONS[direction],
     body: payloadsSchema,
-    responses: { 200: { description: 'The payloads, in order', schema: payloadsSchema } },
+    responses: { 200: { description: 'The payloads, in order', schema: convertedPayloadsSchema } },
     handler: async ({ body, deps }) => {
       // Each on its own, so a payload that cannot be opened is named by its position.
       const payloads = await Promise.all(

@@ -26,4 +26,17 @@ export const payloadsSchema = {
   additionalProperties: false,
 } as const;
 
+/** What the endpoint answers: every payload with both fields, as it serializes them. */
+export const convertedPayloadsSchema = {
+  type: 'object',
+  required: ['payloads'],
+  properties: {
+    payloads: {
+      type: 'array',
+      items: { ...payloadSchema, required: ['metadata', 'data'] },
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 export type JsonPayload = FromSchema<typeof payloadSchema>;
