@@ -4,10 +4,15 @@ import { issueDevToken } from './devToken';
 
 // The operator CLI: `npx shipyard <command> …`. One function per command.
 
-const USAGE = `usage:
-  shipyard token --tenant <id-or-slug> --email <email> [--name N] [--groups a,b] [--roles admin,…] [--ttl 1h]
+const TOKEN_USAGE = `  shipyard token --tenant <id-or-slug> --email <email> [--name N] [--groups a,b] [--roles admin,…] [--ttl 1h]
       prints a session token the local API accepts (dev signing key); creates the tenant and
       user when missing and assigns the roles directly`;
+
+const USAGE = `usage:
+  shipyard --help          this text
+${TOKEN_USAGE}`;
+
+const HELP = new Set(['--help', '-h', 'help']);
 
 /** A mistake in how the CLI was called (exit code 2), as opposed to a failure while running (1). */
 class UsageError extends Error {}
@@ -33,6 +38,10 @@ const list = (value: string | undefined) =>
     : [];
 
 async function token(args: string[]): Promise<void> {
+  if (args.some((arg) => HELP.has(arg))) {
+    process.stdout.write(`usage:\n${TOKEN_USAGE}\n`);
+    return;
+  }
   const { values } = parseArgs({
     args,
     options: {
@@ -61,6 +70,11 @@ async function token(args: string[]): Promise<void> {
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { token };
 
 async function main([command, ...args]: string[]): Promise<void> {
+  // Asked for, usage is the answer (stdout, exit 0); a wrong call gets it as an error (stderr, 2).
+  if (command && HELP.has(command)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const run = command ? COMMANDS[command] : undefined;
   if (!run) {
     process.stderr.write(`${USAGE}\n`);

@@ -111,3 +111,13 @@ test.each([['0s'], ['-5m'], ['1x'], ['']])(
     expect(failure?.stderr).toContain(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${ttl}"`);
   },
 );
+
+test.each([[['--help']], [['-h']], [['token', '--help']]])(
+  '`shipyard %j` prints usage on stdout and exits 0',
+  async (args) => {
+    const { stdout, stderr } = await shipyard(args);
+    expect(stdout).toMatch(/^usage:\n {2}shipyard/);
+    expect(stdout).toContain('shipyard token --tenant <id-or-slug> --email <email>');
+    expect(stderr).toBe('');
+  },
+);
