@@ -1,29 +1,15 @@
-import { hash as bcryptHash } from '@node-rs/bcrypt';
-import type { Knex } from 'knex';
-import type { CallerPrincipal } from '../../core/auth/principal';
-import { apiKeyLookupPrefix, newApiKeyToken } from '../../core/auth/tokens';
-import { recordAudit, RefusedAction } from '../../core/audit/store';
-import { ApiError, conflict, invalid, notFound } from '../../core/errors';
+import { createApiKey, revokeApiKeyAudited } from '../../core/apiKeys/commands';
+import { listApiKeys } from '../../core/apiKeys/store';
+import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { apiKeySchema, createApiKeySchema, keyIdParams } from './schemas';
 import {
-  countActiveKeysOfUser,
-  insertApiKey,
-  listApiKeys,
-  lockUserForKeyCreation,
-  revokeApiKey,
-} from '../../core/apiKeys/store';
-
-const BCRYPT_COST = 12;
-export const MAX_ACTIVE_KEYS_PER_USER = 25;
-
-async function revoke(db: Knex, auth: CallerPrincipal, id: string) {
-  const event = { eventType: 'api_key.revoked', action: 'revoke', targetType: 'api_key', targetId: id };
-  const key = await revokeApiKey(db, id);
-  if (!key) throw new RefusedAction(notFound('API key'), event);
-  await recordAudit(db, auth, event);
-  return key;
-}
+  apiKeyListQuery,
+  apiKeyListSchema,
+  apiKeySchema,
+  createApiKeySchema,
+  createdApiKeySchema,
+  keyIdParams,
+} from './schemas';
 
 export const apiKeyRoutes = [
   defineRoute({
@@ -31,14 +17,15 @@ export const apiKeyRoutes = [
     path: '/admin/api-keys',
     tag: 'Admin',
     access: 'admin:read',
-    summary: 'List API keys (prefixes only, never tokens)',
-    responses: {
-      200: {
-        description: '`{keys}`',
-        schema: { type: 'object', properties: { keys: { type: 'array', items: apiKeySchema } } },
-      },
+    summary:
+      'List API keys, newest first (prefixes only, never tokens): the usable ones unless `status` asks for expired, revoked or all',
+    query: apiKeyListQuery,
+    responses: { 200: { description: '`{keys, next_cursor}`', schema: apiKeyListSchema } },
+    handler: async ({ db, query }) => {
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listApiKeys(db, query.status, window), window);
+      return { keys: page.items.map((row) => row.item), next_cursor: page.next_cursor };
     },
-    handler: async ({ db }) => ({ keys: await listApiKeys(db) }),
   }),
   defineRoute({
     method: 'POST',
@@ -47,54 +34,14 @@ export const apiKeyRoutes = [
     access: 'admin:write',
     summary: 'Create an API key; the full token is in this response only',
     body: createApiKeySchema,
-    responses: { 201: { description: '`{id, name, token, scopes}`' } },
-    handler: async ({ db, auth, body }) => {
-      if (body.expires_at && new Date(body.expires_at).getTime() <= Date.now()) {
-        throw invalid('expires_at must be in the future', [{ field: 'body.expires_at', message: 'is in the past' }]);
-      }
-      const refused = {
-        eventType: 'api_key.created',
-        action: 'create',
-        targetType: 'api_key',
-        metadata: { name: body.name, scopes: body.scopes },
-      };
-      // A key can do no more than its creator: otherwise admin:write would mint any scope.
-      const beyond = body.scopes.filter((scope) => !auth.permissions.has(scope));
-      if (beyond.length) {
-        const details = beyond.map((scope) => ({ field: 'body.scopes', message: `you do not hold ${scope}` }));
-        throw new RefusedAction(
-          new ApiError('FORBIDDEN', 'A key may only carry scopes its creator holds', details),
-          refused,
-        );
-      }
-      await lockUserForKeyCreation(db, auth.userId);
-      if ((await countActiveKeysOfUser(db, auth.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {
-        throw new RefusedAction(
-          conflict(`At most ${MAX_ACTIVE_KEYS_PER_USER} active API keys per user; revoke one first`),
-          refused,
-        );
-      }
-      const token = newApiKeyToken();
-      const id = await insertApiKey(db, {
-        tenantId: auth.tenantId,
-        userId: auth.userId,
-        createdByKeyId: auth.kind === 'api_key' ? auth.apiKeyId : null,
+    responses: { 201: { description: '`{id, name, token, scopes}`', schema: createdApiKeySchema } },
+    handler: ({ db, auth, body }) =>
+      createApiKey(db, auth, {
         name: body.name,
-        description: body.description ?? '',
-        prefix: apiKeyLookupPrefix(token),
-        tokenHash: await bcryptHash(token, { cost: BCRYPT_COST }),
-        scopes: [...body.scopes],
-        expiresAt: body.expires_at ?? null,
-      });
-      await recordAudit(db, auth, {
-        eventType: 'api_key.created',
-        action: 'create',
-        targetType: 'api_key',
-        targetId: id,
-        metadata: { name: body.name, scopes: body.scopes },
-      });
-      return { id, name: body.name, token, scopes: body.scopes };
-    },
+        description: body.description,
+        scopes: body.scopes,
+        expiresAt: body.expires_at,
+      }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -105,7 +52,7 @@ export const apiKeyRoutes = [
     params: keyIdParams,
     responses: { 204: { description: 'Revoked' } },
     handler: async ({ db, auth, params }) => {
-      await revoke(db, auth, params.id);
+      await revokeApiKeyAudited(db, auth, params.id);
     },
   }),
   defineRoute({
@@ -116,6 +63,6 @@ export const apiKeyRoutes = [
     summary: 'Revoke an API key (alternative form); answers with the revoked key',
     params: keyIdParams,
     responses: { 200: { description: 'The revoked key', schema: apiKeySchema } },
-    handler: ({ db, auth, params }) => revoke(db, auth, params.id),
+    handler: ({ db, auth, params }) => revokeApiKeyAudited(db, auth, params.id),
   }),
 ];

@@ -1,5 +1,6 @@
-import { defineRoute } from '../http/route';
 import { recentActivity } from '../../core/audit/store';
+import { defineRoute } from '../http/route';
+import { activityListSchema, activityQuery } from './schemas';
 
 const ACTIVITY_LIMIT_MAX = 100;
 
@@ -10,13 +11,8 @@ export const auditRoutes = [
     tag: 'Admin',
     access: 'admin:read',
     summary: "The tenant's audit entries, newest first (role changes, API-key actions, team changes, …)",
-    query: {
-      type: 'object',
-      // Clamped rather than rejected, as the spec says.
-      properties: { limit: { type: 'integer', minimum: 1, default: 50 } },
-      additionalProperties: false,
-    },
-    responses: { 200: { description: '`{items}`' } },
+    query: activityQuery,
+    responses: { 200: { description: '`{items}`', schema: activityListSchema } },
     handler: async ({ db, query }) => ({ items: await recentActivity(db, Math.min(query.limit, ACTIVITY_LIMIT_MAX)) }),
   }),
 ];

@@ -1,10 +1,10 @@
-import { recordAudit, RefusedAction } from '../../core/audit/store';
-import { ApiError, conflict, notFound } from '../../core/errors';
+import { listGroups } from '../../core/groups/store';
+import { assignRole, unassignRole } from '../../core/roles/commands';
+import { assignedRolesPage } from '../../core/roles/store';
+import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
-import { assignedRoles, resolveRole, roleChangeAudit } from '../../core/roles/store';
-import { addGroupRoleSchema, groupParams, groupRoleParams, groupSchema } from './schemas';
-import { addGroupRole, listGroups, removeGroupRole } from '../../core/groups/store';
+import { keysetQuery, rolesPageSchema, roleViewSchema } from '../roles/schemas';
+import { addGroupRoleSchema, groupParams, groupRoleParams, groupsPageSchema } from './schemas';
 
 export const groupRoutes = [
   defineRoute({
@@ -14,14 +14,14 @@ export const groupRoutes = [
     // Which groups exist and the roles they bring describe the tenant's access: administration.
     access: 'admin:read',
     summary:
-      'Identity-provider groups the tenant maps to teams or roles (membership itself lives in the identity provider)',
-    responses: {
-      200: {
-        description: '`{groups}`',
-        schema: { type: 'object', properties: { groups: { type: 'array', items: groupSchema } } },
-      },
+      'Identity-provider groups the tenant maps to teams or roles, by name (membership itself lives in the identity provider)',
+    query: keysetQuery,
+    responses: { 200: { description: '`{groups, next_cursor}`', schema: groupsPageSchema } },
+    handler: async ({ db, query }) => {
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listGroups(db, window), window);
+      return { groups: page.items.map((row) => row.item), next_cursor: page.next_cursor };
     },
-    handler: async ({ db }) => ({ groups: await listGroups(db) }),
   }),
   defineRoute({
     method: 'GET',
@@ -31,10 +31,14 @@ export const groupRoutes = [
     summary:
       "The roles every member of a group receives (empty for a group with none: groups are the identity provider's)",
     params: groupParams,
-    responses: { 200: { description: '`{roles}`', schema: rolesResponseSchema } },
-    handler: async ({ db, params }) => ({
-      roles: await assignedRoles(db, 'group_roles', { group_name: params.groupName }),
-    }),
+    query: keysetQuery,
+    responses: { 200: { description: '`{roles, next_cursor}`', schema: rolesPageSchema } },
+    handler: async ({ db, params, query }) => {
+      const window = shapeDWindow(query);
+      const roles = await assignedRolesPage(db, 'group_roles', { group_name: params.groupName }, window);
+      const page = shapeDPage(roles, window);
+      return { roles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -51,19 +55,14 @@ export const groupRoutes = [
           type: 'object',
           required: ['group_name', 'role'],
           properties: { group_name: { type: 'string' }, role: roleViewSchema },
+          additionalProperties: false,
         },
       },
     },
-    handler: async ({ db, auth, params, body }) => {
-      const role = await resolveRole(db, body.role);
-      if (!role) throw notFound('Role');
-      const event = roleChangeAudit({ type: 'group', id: params.groupName }, role, 'assigned');
-      if (!(await addGroupRole(db, auth.tenantId, params.groupName, role.id))) {
-        throw new RefusedAction(conflict(`Group "${params.groupName}" already has role "${role.name}"`), event);
-      }
-      await recordAudit(db, auth, event);
-      return { group_name: params.groupName, role };
-    },
+    handler: async ({ db, auth, params, body }) => ({
+      group_name: params.groupName,
+      role: await assignRole(db, auth, { type: 'group', id: params.groupName }, body.role),
+    }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -73,13 +72,6 @@ export const groupRoutes = [
     summary: 'Remove a role from a group (roleName: a built-in name, role bundle id or name)',
     params: groupRoleParams,
     responses: { 204: { description: 'Removed' } },
-    handler: async ({ db, auth, params }) => {
-      const role = await resolveRole(db, params.roleName);
-      if (!role) throw notFound('Role');
-      if (!(await removeGroupRole(db, params.groupName, role.id))) {
-        throw new ApiError('NOT_FOUND', `Group "${params.groupName}" does not have role "${role.name}"`);
-      }
-      await recordAudit(db, auth, roleChangeAudit({ type: 'group', id: params.groupName }, role, 'unassigned'));
-    },
+    handler: ({ db, auth, params }) => unassignRole(db, auth, { type: 'group', id: params.groupName }, params.roleName),
   }),
 ];

@@ -1,13 +1,14 @@
-import { roleRef } from '../roles/schemas';
+import { IDENTITY_PROVIDERS } from '../../core/users/types';
+import { nextCursor, roleRef } from '../roles/schemas';
 
 const groupName = { type: 'string', minLength: 1, maxLength: 255 } as const;
 
 export const groupSchema = {
   type: 'object',
-  required: ['name', 'provider', 'member_count', 'roles'],
+  required: ['name', 'provider', 'member_count', 'roles', 'teams'],
   properties: {
     name: { type: 'string' },
-    provider: { type: 'string', enum: ['idp-a', 'idp-b', 'idp-c', 'idp-d'] },
+    provider: { type: 'string', enum: IDENTITY_PROVIDERS },
     member_count: {
       type: 'integer',
       description: 'Users whose latest sign-in carried the group (membership itself lives in the identity provider)',
@@ -15,6 +16,14 @@ export const groupSchema = {
     roles: { type: 'array', items: { type: 'string' }, description: 'Names of the roles mapped to the group' },
     teams: { type: 'array', items: { type: 'string' }, description: 'Slugs of the teams the group is mapped to' },
   },
+  additionalProperties: false,
+} as const;
+
+export const groupsPageSchema = {
+  type: 'object',
+  required: ['groups', 'next_cursor'],
+  properties: { groups: { type: 'array', items: groupSchema }, next_cursor: nextCursor },
+  additionalProperties: false,
 } as const;
 
 export const groupParams = { type: 'object', required: ['groupName'], properties: { groupName: groupName } } as const;

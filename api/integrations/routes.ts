@@ -1,13 +1,16 @@
 import { changedAddresses, keepOmittedSecrets } from '../../core/crypto/secretConfig';
 import { recordAudit } from '../../core/audit/store';
 import { invalid, notFound } from '../../core/errors';
+import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
+import { keysetQuery } from '../roles/schemas';
 import { compileBody } from '../http/validation';
 import {
   createIntegrationSchema,
   integrationConfigSchemas,
   integrationIdParams,
   integrationSchema,
+  integrationsPageSchema,
   updateIntegrationSchema,
 } from './schemas';
 import type { IntegrationType } from '../../core/integrations/types';
@@ -66,13 +69,13 @@ export const integrationRoutes = [
     tag: 'Integrations',
     access: 'admin:read',
     summary: 'List integrations, newest first (secret config values are never returned)',
-    responses: {
-      200: {
-        description: '`{integrations}`',
-        schema: { type: 'object', properties: { integrations: { type: 'array', items: integrationSchema } } },
-      },
+    query: keysetQuery,
+    responses: { 200: { description: '`{integrations, next_cursor}`', schema: integrationsPageSchema } },
+    handler: async ({ db, query }) => {
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listIntegrations(db, window), window);
+      return { integrations: page.items.map((row) => row.item), next_cursor: page.next_cursor };
     },
-    handler: async ({ db }) => ({ integrations: (await listIntegrations(db)).map(toIntegration) }),
   }),
   defineRoute({
     method: 'POST',

@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
+import { nextCursor } from '../roles/schemas';
 
 // Integration request and record shapes, defined once.
 
@@ -44,7 +45,7 @@ export const updateIntegrationSchema = {
 
 export const integrationSchema = {
   type: 'object',
-  required: ['id', 'name', 'type', 'status', 'config', 'secrets', 'created_at'],
+  required: ['id', 'name', 'type', 'status', 'config', 'secrets', 'last_sync', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },
@@ -65,6 +66,14 @@ export const integrationSchema = {
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
+  additionalProperties: false,
+} as const;
+
+export const integrationsPageSchema = {
+  type: 'object',
+  required: ['integrations', 'next_cursor'],
+  properties: { integrations: { type: 'array', items: integrationSchema }, next_cursor: nextCursor },
+  additionalProperties: false,
 } as const;
 
 export const integrationIdParams = {

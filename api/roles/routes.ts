@@ -1,16 +1,16 @@
-import { recordAudit, RefusedAction } from '../../core/audit/store';
-import { ApiError, conflict, notFound } from '../../core/errors';
+import { assignRole, unassignRole } from '../../core/roles/commands';
+import { listRoles } from '../../core/roles/store';
+import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
-import { assignRoleSchema, rolesResponseSchema, roleViewSchema, unassignRoleQuery, userIdParams } from './schemas';
 import {
-  assignUserRole,
-  listRoles,
-  resolveRole,
-  roleChangeAudit,
-  unassignUserRole,
-  userExists,
-} from '../../core/roles/store';
+  assignRoleSchema,
+  keysetQuery,
+  rolesPageSchema,
+  roleViewSchema,
+  unassignRoleQuery,
+  userIdParams,
+} from './schemas';
 
 export const roleRoutes = [
   defineRoute({
@@ -18,9 +18,14 @@ export const roleRoutes = [
     path: '/roles',
     tag: 'Roles',
     access: 'authenticated',
-    summary: "Every role: the built-in ones (admin, editor, viewer) and the tenant's role bundles",
-    responses: { 200: { description: '`{roles}`', schema: rolesResponseSchema } },
-    handler: async ({ db }) => ({ roles: await listRoles(db) }),
+    summary: "Every role: the built-in ones (admin, editor, viewer), then the tenant's role bundles by name",
+    query: keysetQuery,
+    responses: { 200: { description: '`{roles, next_cursor}`', schema: rolesPageSchema } },
+    handler: async ({ db, query }) => {
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listRoles(db, window), window);
+      return { roles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -36,21 +41,15 @@ export const roleRoutes = [
         schema: {
           type: 'object',
           required: ['user_id', 'role'],
-          properties: { user_id: { type: 'string' }, role: roleViewSchema },
+          properties: { user_id: { type: 'string', format: 'uuid' }, role: roleViewSchema },
+          additionalProperties: false,
         },
       },
     },
-    handler: async ({ db, auth, params, body }) => {
-      if (!(await userExists(db, params.userId))) throw notFound('User');
-      const role = await resolveRole(db, body.role);
-      if (!role) throw notFound('Role');
-      const event = roleChangeAudit({ type: 'user', id: params.userId }, role, 'assigned');
-      if (!(await assignUserRole(db, auth.tenantId, params.userId, role.id))) {
-        throw new RefusedAction(conflict(`The user already has role "${role.name}"`), event);
-      }
-      await recordAudit(db, auth, event);
-      return { user_id: params.userId, role };
-    },
+    handler: async ({ db, auth, params, body }) => ({
+      user_id: params.userId,
+      role: await assignRole(db, auth, { type: 'user', id: params.userId }, body.role),
+    }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -61,15 +60,7 @@ export const roleRoutes = [
     params: userIdParams,
     query: unassignRoleQuery,
     responses: { 204: { description: 'Removed' } },
-    handler: async ({ db, auth, params, query }) => {
-      if (!(await userExists(db, params.userId))) throw notFound('User');
-      const role = await resolveRole(db, query.role);
-      if (!role) throw notFound('Role');
-      if (!(await unassignUserRole(db, params.userId, role.id))) {
-        throw new ApiError('NOT_FOUND', `The user does not have role "${role.name}" directly`);
-      }
-      await recordAudit(db, auth, roleChangeAudit({ type: 'user', id: params.userId }, role, 'unassigned'));
-    },
+    handler: ({ db, auth, params, query }) => unassignRole(db, auth, { type: 'user', id: params.userId }, query.role),
   }),
   ...bundleRoutes,
 ];

@@ -1,4 +1,5 @@
 import { SCOPES } from '../../core/auth/permissions';
+import { keysetListQuery } from '../http/pagination';
 
 /** A bundle name: trimmed, and never shaped like a uuid (a role reference may be either). */
 const bundleName = { type: 'string', minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' } as const;
@@ -13,15 +14,26 @@ export const roleViewSchema = {
     id: { type: 'string', description: "The role's key: a built-in name or a role bundle's id" },
     name: { type: 'string' },
     description: { type: 'string' },
-    permissions: { type: 'array', items: { type: 'string' } },
+    permissions: { type: 'array', items: { type: 'string', enum: SCOPES } },
     built_in: { type: 'boolean' },
   },
+  additionalProperties: false,
 } as const;
 
-export const rolesResponseSchema = {
+/** The `next_cursor` beside a bounded list's array: '' on the last page. */
+export const nextCursor = {
+  type: 'string',
+  description: "The cursor of the next page; '' when there is none",
+} as const;
+
+/** `limit` and `cursor` of a bounded list (api/http/pagination.ts `keysetListQuery`), nothing else. */
+export const keysetQuery = { type: 'object', properties: keysetListQuery(), additionalProperties: false } as const;
+
+export const rolesPageSchema = {
   type: 'object',
-  required: ['roles'],
-  properties: { roles: { type: 'array', items: roleViewSchema } },
+  required: ['roles', 'next_cursor'],
+  properties: { roles: { type: 'array', items: roleViewSchema }, next_cursor: nextCursor },
+  additionalProperties: false,
 } as const;
 
 export const bundleSchema = {
@@ -31,16 +43,24 @@ export const bundleSchema = {
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },
     description: { type: 'string' },
-    permissions: { type: 'array', items: { type: 'string' } },
+    permissions: { type: 'array', items: { type: 'string', enum: SCOPES } },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
+  additionalProperties: false,
+} as const;
+
+export const bundlesPageSchema = {
+  type: 'object',
+  required: ['bundles', 'next_cursor'],
+  properties: { bundles: { type: 'array', items: bundleSchema }, next_cursor: nextCursor },
+  additionalProperties: false,
 } as const;
 
 export const createBundleSchema = {
   type: 'object',
   required: ['name', 'permissions'],
-  properties: { name: bundleName, description: { type: 'string', maxLength: 2000 }, permissions },
+  properties: { name: bundleName, description: { type: 'string', maxLength: 2000, default: '' }, permissions },
   additionalProperties: false,
 } as const;
 

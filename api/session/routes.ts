@@ -1,5 +1,8 @@
+import { apiKeyExpiry } from '../../core/apiKeys/store';
+import { notFound } from '../../core/errors';
+import { findUser, getProfile } from '../../core/users/store';
 import { defineRoute } from '../http/route';
-import { getProfile } from '../../core/users/store';
+import { authStatusSchema, currentUserSchema } from './schemas';
 
 export const sessionRoutes = [
   defineRoute({
@@ -8,7 +11,7 @@ export const sessionRoutes = [
     tag: 'Users',
     access: 'authenticated',
     summary: 'The current user: profile, tenant, teams, identity-provider groups and roles',
-    responses: { 200: { description: 'Current user' } },
+    responses: { 200: { description: 'Current user', schema: currentUserSchema } },
     handler: async ({ db, auth }) => {
       // An API key acts with its scopes only, not its owner's identity-provider groups.
       const groups = auth.kind === 'user' ? auth.groups : [];
@@ -30,17 +33,16 @@ export const sessionRoutes = [
     tag: 'Users',
     access: 'authenticated',
     summary: 'Whether the presented credentials are valid, for whom, and until when',
-    responses: { 200: { description: 'Authentication status' } },
+    responses: { 200: { description: 'Authentication status', schema: authStatusSchema } },
     handler: async ({ db, auth }) => {
-      const user = await db('users').where({ id: auth.userId }).first('email', 'name');
-      const expiresAt =
-        auth.kind === 'user'
-          ? auth.expiresAt
-          : ((await db('api_keys').where({ id: auth.apiKeyId }).first('expires_at'))?.expires_at ?? null);
+      const user = await findUser(db, auth.userId);
+      // Authentication found the user moments ago in this tenant.
+      if (!user) throw notFound('User');
+      const expiresAt = auth.kind === 'user' ? auth.expiresAt : await apiKeyExpiry(db, auth.apiKeyId);
       return {
         authenticated: true,
         user: { email: user.email, name: user.name, tenant_id: auth.tenantId },
-        expires_at: expiresAt ? new Date(expiresAt).toISOString() : null,
+        expires_at: expiresAt && new Date(expiresAt).toISOString(),
       };
     },
   }),

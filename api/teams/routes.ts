@@ -1,52 +1,24 @@
-import type { Knex } from 'knex';
-import { recentActivity, RefusedAction } from '../../core/audit/store';
-import { conflict, invalid, notFound } from '../../core/errors';
-import { shapeAPage, shapeAQuery, shapeAWindow, parseOffsetCursor } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { recentActivity } from '../../core/audit/store';
+import { notFound } from '../../core/errors';
 import { assignedRoles } from '../../core/roles/store';
-import { teamChanged, teamWriteRefused } from './changes';
+import { changeTeam, createTeam, removeTeam } from '../../core/teams/commands';
 import { listMappings, listMembers } from '../../core/teams/membersStore';
-import { teamSubresourceRoutes } from './subresourceRoutes';
+import { getTeam, getTeamByIdOrSlug, listAllTeams, listTeamsPage } from '../../core/teams/store';
+import { parseOffsetCursor, shapeAPage, shapeAQuery, shapeAWindow } from '../http/pagination';
+import { defineRoute } from '../http/route';
+import { dropTeamsCache } from './cache';
 import {
   createTeamSchema,
+  teamDetailsSchema,
   teamIdParams,
-  teamListItemSchema,
+  teamListSchema,
   teamRefParams,
   teamSchema,
   updateTeamSchema,
 } from './schemas';
-import {
-  deleteTeam,
-  getTeam,
-  getTeamByIdOrSlug,
-  insertTeam,
-  isUsableSlug,
-  listAllTeams,
-  listTeamsPage,
-  lockHierarchy,
-  lockTeam,
-  slugify,
-  updateTeam,
-  wouldCreateCycle,
-} from '../../core/teams/store';
+import { teamSubresourceRoutes } from './subresourceRoutes';
 
 const TEAM_AUDIT_ENTRIES = 50;
-
-const teamListSchema = {
-  type: 'object',
-  required: ['teams', 'page'],
-  properties: { teams: { type: 'array', items: teamListItemSchema }, page: { type: 'object' } },
-} as const;
-
-/**
- * 400 unless `parentId` is a team of this tenant (the foreign key alone would accept any
- * tenant's). Locked so a concurrent delete cannot turn the insert into a foreign-key error.
- */
-async function requireParent(db: Knex, parentId: string): Promise<void> {
-  if (!(await lockTeam(db, parentId))) {
-    throw invalid('parent_id does not refer to a team', [{ field: 'body.parent_id', message: 'no such team' }]);
-  }
-}
 
 export const teamRoutes = [
   defineRoute({
@@ -85,7 +57,10 @@ export const teamRoutes = [
       'A team by id or slug, with its members, group mappings, roles and, for admin:read holders, its recent audit entries',
     params: teamRefParams,
     responses: {
-      200: { description: '`{team, members, group_mappings, roles, audit_log}` (`audit_log` only with admin:read)' },
+      200: {
+        description: '`{team, members, group_mappings, roles, audit_log}` (`audit_log` only with admin:read)',
+        schema: teamDetailsSchema,
+      },
     },
     handler: async ({ db, auth, params }) => {
       const team = await getTeamByIdOrSlug(db, params.id_or_slug);
@@ -122,22 +97,8 @@ export const teamRoutes = [
     body: createTeamSchema,
     responses: { 201: { description: 'The team', schema: teamSchema } },
     handler: async ({ db, auth, deps, body }) => {
-      const slug = body.slug ?? slugify(body.name);
-      if (!isUsableSlug(slug)) {
-        throw invalid(
-          body.slug ? 'slug must not look like a uuid' : 'No slug can be derived from this name; send a slug',
-          [{ field: 'body.slug', message: 'is not usable' }],
-        );
-      }
-      if (body.parent_id) await requireParent(db, body.parent_id);
-      const event = { eventType: 'team.created', action: 'create', metadata: { slug, name: body.name } };
-      const team = await insertTeam(db, auth.tenantId, { ...body, slug });
-      if (!team)
-        throw new RefusedAction(conflict(`A team with slug "${slug}" already exists`), {
-          ...event,
-          targetType: 'team',
-        });
-      await teamChanged(deps, db, auth, team.id, event);
+      const team = await createTeam(db, auth, body);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
       return team;
     },
   }),
@@ -166,24 +127,8 @@ export const teamRoutes = [
     body: updateTeamSchema,
     responses: { 200: { description: 'The team', schema: teamSchema } },
     handler: async ({ db, auth, deps, params, body }) => {
-      if (!(await getTeam(db, params.id))) throw notFound('Team');
-      const event = { eventType: 'team.updated', action: 'update', metadata: { fields: Object.keys(body) } };
-      if (body.parent_id) {
-        if (body.parent_id === params.id)
-          throw teamWriteRefused(params.id, event, conflict('A team cannot be its own parent'));
-        await lockHierarchy(db, auth.tenantId);
-        await requireParent(db, body.parent_id);
-        if (await wouldCreateCycle(db, params.id, body.parent_id)) {
-          throw teamWriteRefused(
-            params.id,
-            event,
-            conflict('parent_id would make this team its own ancestor (the parent is one of its descendants)'),
-          );
-        }
-      }
-      const team = await updateTeam(db, params.id, body);
-      if (!team) throw notFound('Team');
-      await teamChanged(deps, db, auth, team.id, event);
+      const team = await changeTeam(db, auth, params.id, body);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
       return team;
     },
   }),
@@ -196,13 +141,8 @@ export const teamRoutes = [
     params: teamIdParams,
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ db, auth, deps, params }) => {
-      const team = await deleteTeam(db, params.id);
-      if (!team) throw notFound('Team');
-      await teamChanged(deps, db, auth, team.id, {
-        eventType: 'team.deleted',
-        action: 'delete',
-        metadata: { slug: team.slug, name: team.name },
-      });
+      await removeTeam(db, auth, params.id);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
     },
   }),
   ...teamSubresourceRoutes,

@@ -1,7 +1,7 @@
-import { roleRef } from '../roles/schemas';
-
-export const TEAM_MEMBER_ROLES = ['lead', 'member', 'viewer'] as const;
-export const IDENTITY_PROVIDERS = ['idp-a', 'idp-b', 'idp-c', 'idp-d'] as const;
+import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
+import { IDENTITY_PROVIDERS } from '../../core/users/types';
+import { activityItemSchema } from '../audit/schemas';
+import { nextCursor, roleRef, roleViewSchema } from '../roles/schemas';
 
 /** Lowercase kebab case. */
 export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
@@ -9,6 +9,7 @@ export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
 const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const description = { type: 'string', maxLength: 2000 } as const;
 const metadata = { type: 'object', maxProperties: 100 } as const;
+const parentId = { type: ['string', 'null'], format: 'uuid' } as const;
 
 export const teamSchema = {
   type: 'object',
@@ -23,6 +24,7 @@ export const teamSchema = {
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
+  additionalProperties: false,
 } as const;
 
 export const teamListItemSchema = {
@@ -40,6 +42,7 @@ export const teamMemberSchema = {
     email: { type: 'string' },
     role: { type: 'string', enum: TEAM_MEMBER_ROLES },
   },
+  additionalProperties: false,
 } as const;
 
 export const groupMappingSchema = {
@@ -51,6 +54,58 @@ export const groupMappingSchema = {
     provider: { type: 'string', enum: IDENTITY_PROVIDERS },
     role: { type: 'string', enum: TEAM_MEMBER_ROLES },
   },
+  additionalProperties: false,
+} as const;
+
+/** Shape A's `page` (api/http/pagination.ts `ShapeAPage`). */
+const shapeAPageSchema = {
+  type: 'object',
+  required: ['limit', 'total', 'nextCursor', 'prevCursor'],
+  properties: {
+    limit: { type: 'integer' },
+    total: { type: 'integer' },
+    nextCursor: { type: ['string', 'null'], description: 'null on the last page' },
+    prevCursor: { type: ['string', 'null'], description: 'null on the first page' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const teamListSchema = {
+  type: 'object',
+  required: ['teams', 'page'],
+  properties: { teams: { type: 'array', items: teamListItemSchema }, page: shapeAPageSchema },
+  additionalProperties: false,
+} as const;
+
+export const teamDetailsSchema = {
+  type: 'object',
+  required: ['team', 'members', 'group_mappings', 'roles'],
+  properties: {
+    team: teamSchema,
+    members: { type: 'array', items: teamMemberSchema },
+    group_mappings: { type: 'array', items: groupMappingSchema },
+    roles: { type: 'array', items: roleViewSchema },
+    audit_log: {
+      type: 'array',
+      items: activityItemSchema,
+      description: 'The 50 newest audit entries about the team; only for admin:read holders',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const membersPageSchema = {
+  type: 'object',
+  required: ['members', 'next_cursor'],
+  properties: { members: { type: 'array', items: teamMemberSchema }, next_cursor: nextCursor },
+  additionalProperties: false,
+} as const;
+
+export const mappingsPageSchema = {
+  type: 'object',
+  required: ['mappings', 'next_cursor'],
+  properties: { mappings: { type: 'array', items: groupMappingSchema }, next_cursor: nextCursor },
+  additionalProperties: false,
 } as const;
 
 export const createTeamSchema = {
@@ -59,9 +114,9 @@ export const createTeamSchema = {
   properties: {
     name,
     slug: { type: 'string', minLength: 1, maxLength: 100, pattern: SLUG_PATTERN },
-    description,
-    parent_id: { type: ['string', 'null'], format: 'uuid' },
-    metadata,
+    description: { ...description, default: '' },
+    parent_id: { ...parentId, default: null },
+    metadata: { ...metadata, default: {} },
   },
   additionalProperties: false,
 } as const;
@@ -69,7 +124,7 @@ export const createTeamSchema = {
 export const updateTeamSchema = {
   type: 'object',
   minProperties: 1,
-  properties: { name, description, parent_id: { type: ['string', 'null'], format: 'uuid' }, metadata },
+  properties: { name, description, parent_id: parentId, metadata },
   additionalProperties: false,
 } as const;
 

@@ -1,33 +1,35 @@
-import { ApiError, conflict, notFound } from '../../core/errors';
-import { defineRoute } from '../http/route';
-import { rolesResponseSchema, roleViewSchema } from '../roles/schemas';
-import { assignedRoles, resolveRole } from '../../core/roles/store';
-import { requireTeam, teamChanged, teamWriteRefused } from './changes';
 import {
-  addMapping,
-  addMember,
-  addTeamRole,
-  findUser,
-  listMappings,
-  listMembers,
-  removeMapping,
-  removeMember,
-  removeTeamRole,
-} from '../../core/teams/membersStore';
+  addRoleToTeam,
+  addTeamMapping,
+  addTeamMember,
+  removeRoleFromTeam,
+  removeTeamMapping,
+  removeTeamMember,
+  requireTeam,
+} from '../../core/teams/commands';
+import { listMappingsPage, listMembersPage } from '../../core/teams/membersStore';
+import { assignedRolesPage } from '../../core/roles/store';
+import { shapeDPage, shapeDWindow } from '../http/pagination';
+import { defineRoute } from '../http/route';
+import { keysetQuery, rolesPageSchema, roleViewSchema } from '../roles/schemas';
+import { dropTeamsCache } from './cache';
 import {
   addMappingSchema,
   addMemberSchema,
   addTeamRoleSchema,
   groupMappingSchema,
   mappingParams,
+  mappingsPageSchema,
   memberParams,
+  membersPageSchema,
   teamIdParams,
   teamMemberSchema,
   teamRoleParams,
 } from './schemas';
 
-// /admin/teams/{id}/members, /mappings and /roles. Each write locks the team, changes one
-// row, drops the tenant's /teams cache and audits against the team.
+// /admin/teams/{id}/members, /mappings and /roles. Each write (core/teams/commands.ts) locks
+// the team, changes one row and audits against the team; the route then drops the tenant's
+// /teams cache.
 
 export const teamSubresourceRoutes = [
   defineRoute({
@@ -35,17 +37,15 @@ export const teamSubresourceRoutes = [
     path: '/admin/teams/{id}/members',
     tag: 'Teams',
     access: 'admin:read',
-    summary: "A team's members",
+    summary: "A team's members, by name",
     params: teamIdParams,
-    responses: {
-      200: {
-        description: '`{members}`',
-        schema: { type: 'object', properties: { members: { type: 'array', items: teamMemberSchema } } },
-      },
-    },
-    handler: async ({ db, params }) => {
+    query: keysetQuery,
+    responses: { 200: { description: '`{members, next_cursor}`', schema: membersPageSchema } },
+    handler: async ({ db, params, query }) => {
       await requireTeam(db, params.id);
-      return { members: await listMembers(db, params.id) };
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listMembersPage(db, params.id, window), window);
+      return { members: page.items.map((row) => row.item), next_cursor: page.next_cursor };
     },
   }),
   defineRoute({
@@ -58,19 +58,9 @@ export const teamSubresourceRoutes = [
     body: addMemberSchema,
     responses: { 201: { description: 'The member', schema: teamMemberSchema } },
     handler: async ({ db, auth, deps, params, body }) => {
-      await requireTeam(db, params.id);
-      const user = await findUser(db, body.user_id);
-      if (!user) throw notFound('User');
-      const event = {
-        eventType: 'team.member_added',
-        action: 'add_member',
-        metadata: { user_id: user.id, email: user.email, role: body.role },
-      };
-      if (!(await addMember(db, auth.tenantId, params.id, user.id, body.role))) {
-        throw teamWriteRefused(params.id, event, conflict('The user is already a member of this team'));
-      }
-      await teamChanged(deps, db, auth, params.id, event);
-      return { user_id: user.id, name: user.name, email: user.email, role: body.role };
+      const member = await addTeamMember(db, auth, params.id, body.user_id, body.role);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
+      return member;
     },
   }),
   defineRoute({
@@ -82,13 +72,8 @@ export const teamSubresourceRoutes = [
     params: memberParams,
     responses: { 204: { description: 'Removed' } },
     handler: async ({ db, auth, deps, params }) => {
-      await requireTeam(db, params.id);
-      if (!(await removeMember(db, params.id, params.memberId))) throw notFound('Team member');
-      await teamChanged(deps, db, auth, params.id, {
-        eventType: 'team.member_removed',
-        action: 'remove_member',
-        metadata: { user_id: params.memberId },
-      });
+      await removeTeamMember(db, auth, params.id, params.memberId);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
     },
   }),
   defineRoute({
@@ -98,15 +83,13 @@ export const teamSubresourceRoutes = [
     access: 'admin:read',
     summary: "A team's identity-provider group mappings (members of a mapped group count as team members)",
     params: teamIdParams,
-    responses: {
-      200: {
-        description: '`{mappings}`',
-        schema: { type: 'object', properties: { mappings: { type: 'array', items: groupMappingSchema } } },
-      },
-    },
-    handler: async ({ db, params }) => {
+    query: keysetQuery,
+    responses: { 200: { description: '`{mappings, next_cursor}`', schema: mappingsPageSchema } },
+    handler: async ({ db, params, query }) => {
       await requireTeam(db, params.id);
-      return { mappings: await listMappings(db, params.id) };
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listMappingsPage(db, params.id, window), window);
+      return { mappings: page.items.map((row) => row.item), next_cursor: page.next_cursor };
     },
   }),
   defineRoute({
@@ -119,21 +102,8 @@ export const teamSubresourceRoutes = [
     body: addMappingSchema,
     responses: { 201: { description: 'The mapping', schema: groupMappingSchema } },
     handler: async ({ db, auth, deps, params, body }) => {
-      await requireTeam(db, params.id);
-      const requested = { ...body, role: body.role ?? 'member' };
-      const mapping = await addMapping(db, auth.tenantId, params.id, requested);
-      if (!mapping) {
-        throw teamWriteRefused(
-          params.id,
-          { eventType: 'team.mapping_added', action: 'add_mapping', metadata: requested },
-          conflict(`Group "${body.group_name}" of ${body.provider} is already mapped to this team`),
-        );
-      }
-      await teamChanged(deps, db, auth, params.id, {
-        eventType: 'team.mapping_added',
-        action: 'add_mapping',
-        metadata: { ...mapping },
-      });
+      const mapping = await addTeamMapping(db, auth, params.id, body);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
       return mapping;
     },
   }),
@@ -146,14 +116,8 @@ export const teamSubresourceRoutes = [
     params: mappingParams,
     responses: { 204: { description: 'Removed' } },
     handler: async ({ db, auth, deps, params }) => {
-      await requireTeam(db, params.id);
-      const mapping = await removeMapping(db, params.id, params.mappingId);
-      if (!mapping) throw notFound('Group mapping');
-      await teamChanged(deps, db, auth, params.id, {
-        eventType: 'team.mapping_removed',
-        action: 'remove_mapping',
-        metadata: { ...mapping },
-      });
+      await removeTeamMapping(db, auth, params.id, params.mappingId);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
     },
   }),
   defineRoute({
@@ -161,12 +125,15 @@ export const teamSubresourceRoutes = [
     path: '/admin/teams/{id}/roles',
     tag: 'Teams',
     access: 'admin:read',
-    summary: "A team's roles (held by its members and by members of its mapped groups)",
+    summary: "A team's roles (held by its members and by members of its mapped groups), in the order given",
     params: teamIdParams,
-    responses: { 200: { description: '`{roles}`', schema: rolesResponseSchema } },
-    handler: async ({ db, params }) => {
+    query: keysetQuery,
+    responses: { 200: { description: '`{roles, next_cursor}`', schema: rolesPageSchema } },
+    handler: async ({ db, params, query }) => {
       await requireTeam(db, params.id);
-      return { roles: await assignedRoles(db, 'team_roles', { team_id: params.id }) };
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await assignedRolesPage(db, 'team_roles', { team_id: params.id }, window), window);
+      return { roles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
     },
   }),
   defineRoute({
@@ -179,18 +146,8 @@ export const teamSubresourceRoutes = [
     body: addTeamRoleSchema,
     responses: { 201: { description: 'The role', schema: roleViewSchema } },
     handler: async ({ db, auth, deps, params, body }) => {
-      await requireTeam(db, params.id);
-      const role = await resolveRole(db, body.role_id);
-      if (!role) throw notFound('Role');
-      const event = {
-        eventType: 'team.role_assigned',
-        action: 'assign_role',
-        metadata: { role: role.id, role_name: role.name },
-      };
-      if (!(await addTeamRole(db, auth.tenantId, params.id, role.id))) {
-        throw teamWriteRefused(params.id, event, conflict(`The team already has role "${role.name}"`));
-      }
-      await teamChanged(deps, db, auth, params.id, event);
+      const role = await addRoleToTeam(db, auth, params.id, body.role_id);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
       return role;
     },
   }),
@@ -203,16 +160,8 @@ export const teamSubresourceRoutes = [
     params: teamRoleParams,
     responses: { 204: { description: 'Removed' } },
     handler: async ({ db, auth, deps, params }) => {
-      await requireTeam(db, params.id);
-      const role = await resolveRole(db, params.roleId);
-      if (!role) throw notFound('Role');
-      if (!(await removeTeamRole(db, params.id, role.id)))
-        throw new ApiError('NOT_FOUND', `The team does not have role "${role.name}"`);
-      await teamChanged(deps, db, auth, params.id, {
-        eventType: 'team.role_unassigned',
-        action: 'unassign_role',
-        metadata: { role: role.id, role_name: role.name },
-      });
+      await removeRoleFromTeam(db, auth, params.id, params.roleId);
+      await dropTeamsCache(deps.teamsCache, db, auth.tenantId);
     },
   }),
 ];

@@ -16,7 +16,8 @@ import {
   userListQuery,
   userListSchema,
 } from './schemas';
-import { getUser, IDENTITY_PROVIDER, listUsers, listUsersForAdmin } from '../../core/users/store';
+import { getUser, listUsers, listUsersForAdmin } from '../../core/users/store';
+import { IDENTITY_PROVIDER } from '../../core/users/types';
 
 export const userRoutes = [
   defineRoute({

@@ -1,3 +1,4 @@
+import { IDENTITY_PROVIDERS } from '../../core/users/types';
 import { SHAPE_C_USERS_QUERY, SHAPE_C_ADMIN_USERS_QUERY } from '../http/pagination';
 
 const search = { type: 'string', maxLength: 200 } as const;
@@ -13,6 +14,7 @@ export const userSchema = {
     last_login: { type: ['string', 'null'], format: 'date-time' },
     created_at: { type: 'string', format: 'date-time' },
   },
+  additionalProperties: false,
 } as const;
 
 export const userDetailSchema = {
@@ -48,9 +50,12 @@ const idpPageSchema = {
     max: { type: 'integer' },
     count: { type: 'integer' },
     hasMore: { type: 'boolean' },
-    nextCursor: { type: ['string', 'null'] },
+    nextCursor: { type: ['string', 'null'], description: 'For callers that page with limit and cursor (/users only)' },
   },
+  additionalProperties: false,
 } as const;
+
+const provider = { type: 'string', enum: IDENTITY_PROVIDERS } as const;
 
 export const userListSchema = {
   type: 'object',
@@ -60,8 +65,9 @@ export const userListSchema = {
     items: { type: 'array', items: userSchema, description: 'The same users, under the shape C key' },
     page: idpPageSchema,
     total: { type: 'integer' },
-    provider: { type: 'string' },
+    provider,
   },
+  additionalProperties: false,
 } as const;
 
 export const adminUserListSchema = {
@@ -72,6 +78,7 @@ export const adminUserListSchema = {
       type: 'array',
       items: {
         ...userSchema,
+        required: [...userSchema.required, 'roles', 'teams'],
         properties: {
           ...userSchema.properties,
           roles: { type: 'array', items: { type: 'string' }, description: 'Directly assigned role names' },
@@ -85,8 +92,9 @@ export const adminUserListSchema = {
     },
     page: idpPageSchema,
     total: { type: 'integer' },
-    provider: { type: 'string' },
+    provider,
   },
+  additionalProperties: false,
 } as const;
 
 /** Shape C (`first`, `max`), plus `limit` and `cursor`, which take precedence when sent. */

@@ -1,4 +1,7 @@
 import type { Knex } from 'knex';
+import type { Scope } from '../auth/permissions';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import type { ApiKeyListFilter } from './types';
 
 /** Postgres channel on which a revocation is announced at commit, with the key's id as payload. */
 export const API_KEY_REVOKED_CHANNEL = 'shipyard_api_key_revoked';
@@ -10,7 +13,7 @@ interface ApiKeyRow {
   name: string;
   description: string;
   prefix: string;
-  scopes: string[];
+  scopes: Scope[];
   last_used_at: Date | null;
   expires_at: Date | null;
   created_at: Date;
@@ -51,9 +54,28 @@ const LISTED = [
   'revoked_at',
 ];
 
-export async function listApiKeys(trx: Knex) {
-  const rows: ApiKeyRow[] = await trx('api_keys').orderBy('created_at', 'desc').select(LISTED);
-  return rows.map(toApiKey);
+/** Newest first. */
+const LIST_ORDER: KeysetOrder = {
+  columns: [
+    { column: 'created_at', kind: 'timestamp' },
+    { column: 'id', kind: 'uuid' },
+  ],
+  direction: 'desc',
+};
+
+const unexpired = (trx: Knex) => (q: Knex.QueryBuilder) =>
+  q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now());
+
+/** A page of the keys in the state `filter` names (the filter applies before paging). */
+export function listApiKeys(trx: Knex, filter: ApiKeyListFilter, window: KeysetWindow) {
+  const query = trx('api_keys')
+    .select(LISTED)
+    .modify((q) => {
+      if (filter === 'revoked') q.whereNotNull('revoked_at');
+      if (filter === 'active') q.whereNull('revoked_at').andWhere(unexpired(trx));
+      if (filter === 'expired') q.whereNull('revoked_at').andWhere('expires_at', '<=', trx.fn.now());
+    });
+  return keysetSelect(trx, query, LIST_ORDER, window, toApiKey);
 }
 
 /** Active means not revoked and not expired: the keys that count against the per-user limit. */
@@ -61,7 +83,7 @@ export async function countActiveKeysOfUser(trx: Knex, userId: string): Promise<
   const [{ count }] = await trx('api_keys')
     .where({ user_id: userId })
     .whereNull('revoked_at')
-    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
+    .andWhere(unexpired(trx))
     .count<{ count: string }[]>('* as count');
   return Number(count);
 }
@@ -113,4 +135,10 @@ export async function revokeApiKey(trx: Knex, id: string) {
   if (!row) return undefined;
   await trx.raw('select pg_notify(?, ?)', [API_KEY_REVOKED_CHANNEL, id]);
   return toApiKey(row);
+}
+
+/** When a key stops working; null when it does not expire. */
+export async function apiKeyExpiry(trx: Knex, id: string): Promise<Date | null> {
+  const row: { expires_at: Date | null } | undefined = await trx('api_keys').where({ id }).first('expires_at');
+  return row?.expires_at ?? null;
 }

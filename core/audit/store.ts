@@ -2,12 +2,13 @@ import type { Knex } from 'knex';
 import { withTenant } from '../../db/tenancy';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../errors';
+import type { ActorType, AuditStatus } from './types';
 
 export interface AuditEvent {
   /** e.g. role.assigned, api_key.created, team.updated */
   eventType: string;
   action: string;
-  status?: 'success' | 'failure' | 'partial';
+  status?: AuditStatus;
   errorMessage?: string;
   targetType?: string;
   targetId?: string;
@@ -15,7 +16,7 @@ export interface AuditEvent {
 }
 
 /** How a principal appears in the audit log. */
-export function actorOf(principal: Principal): { actor: string; actor_type: 'user' | 'api_key' | 'agent' } {
+export function actorOf(principal: Principal): { actor: string; actor_type: ActorType } {
   switch (principal.kind) {
     case 'user':
       return { actor: principal.email, actor_type: 'user' };
@@ -68,9 +69,9 @@ export function recordRefusal(db: Knex, principal: Principal, refusal: RefusedAc
 export interface ActivityItem {
   eventType: string;
   actor: string;
-  actorType: string;
+  actorType: ActorType;
   action: string;
-  status: string;
+  status: AuditStatus;
   errorMessage: string | null;
   /** What the action was on, e.g. `team` and its id; null for tenant-wide events. */
   targetType: string | null;
@@ -81,9 +82,9 @@ export interface ActivityItem {
 interface AuditRow {
   event_type: string;
   actor: string;
-  actor_type: string;
+  actor_type: ActorType;
   action: string;
-  status: string;
+  status: AuditStatus;
   error_message: string | null;
   target_type: string | null;
   target_id: string | null;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { uuidOrNullSql } from '../ids';
-import { IDENTITY_PROVIDER } from '../users/store';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import { IDENTITY_PROVIDER, type IdentityProvider } from '../users/types';
 
 // Group membership belongs to the identity provider. A group is known here when a team maps
 // it, a role is mapped to it, or a user's latest sign-in carried it; its members are counted
@@ -8,40 +9,47 @@ import { IDENTITY_PROVIDER } from '../users/store';
 
 interface GroupRow {
   name: string;
-  providers: string[];
+  providers: IdentityProvider[];
   roles: string[];
   teams: string[];
   member_count: number;
 }
 
-/** Every group the tenant knows, with its members, roles and mapped teams, in one query. */
-export async function listGroups(db: Knex) {
-  const { rows } = await db.raw(
-    `with names as (
-       select group_name from team_group_mappings
-       union
-       select group_name from group_roles
-       union
-       select unnest(idp_groups) from users
-     )
-     select n.group_name as name,
-            array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers,
-            array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id = ${uuidOrNullSql('g.role')}
-                   where g.group_name = n.group_name order by 1) as roles,
-            array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
-                   where m.group_name = n.group_name order by 1) as teams,
-            (select count(*) from users u where u.idp_groups @> array[n.group_name])::int as member_count
-       from names n
-      order by n.group_name`,
-  );
-  return (rows as GroupRow[]).map((row) => ({
-    name: row.name,
-    // Role mappings apply to a group name whatever its provider; a name no team maps reports the default.
-    provider: row.providers[0] ?? IDENTITY_PROVIDER,
-    member_count: row.member_count,
-    roles: row.roles,
-    teams: row.teams,
-  }));
+const toGroup = (row: GroupRow) => ({
+  name: row.name,
+  // Role mappings apply to a group name whatever its provider; a name no team maps reports the default.
+  provider: row.providers[0] ?? IDENTITY_PROVIDER,
+  member_count: row.member_count,
+  roles: row.roles,
+  teams: row.teams,
+});
+
+const GROUP_ORDER: KeysetOrder = { columns: [{ column: 'n.group_name', kind: 'text' }], direction: 'asc' };
+
+/** A page of the groups the tenant knows, by name, with their members, roles and mapped teams, in one query. */
+export function listGroups(db: Knex, window: KeysetWindow) {
+  const query = db
+    .with(
+      'names',
+      db.raw(`select group_name from team_group_mappings
+              union
+              select group_name from group_roles
+              union
+              select unnest(idp_groups) from users`),
+    )
+    .from('names as n')
+    .select(
+      'n.group_name as name',
+      db.raw(
+        `array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers`,
+      ),
+      db.raw(`array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id = ${uuidOrNullSql('g.role')}
+                     where g.group_name = n.group_name order by 1) as roles`),
+      db.raw(`array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
+                     where m.group_name = n.group_name order by 1) as teams`),
+      db.raw(`(select count(*) from users u where u.idp_groups @> array[n.group_name])::int as member_count`),
+    );
+  return keysetSelect(db, query, GROUP_ORDER, window, toGroup);
 }
 
 /** false when the group already has the role. */

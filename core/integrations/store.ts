@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Keyring } from '../crypto/keyring';
 import { maskSecrets, openSecrets, sealSecrets } from '../crypto/secretConfig';
-import type { IntegrationType } from './types';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import type { IntegrationStatus, IntegrationType } from './types';
 
 // Integrations' SQL. Secrets in `config` are sealed on the way in (core/crypto/secretConfig.ts)
 // and opened only for the code that uses them: the forge activity and an update's merge.
@@ -11,7 +12,7 @@ export interface IntegrationRow {
   tenant_id: string;
   name: string;
   type: IntegrationType;
-  status: 'active' | 'inactive' | 'error';
+  status: IntegrationStatus;
   /** Secret values sealed. */
   config: Record<string, unknown>;
   last_sync: Date | null;
@@ -41,13 +42,18 @@ export function toIntegration(row: IntegrationRow) {
 /** The stored config with its secrets in the clear. */
 export const openConfig = (keyring: Keyring, row: IntegrationRow) => openSecrets(keyring, row.config, row.tenant_id);
 
-export async function listIntegrations(trx: Knex): Promise<IntegrationRow[]> {
-  return trx('integrations')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .select(COLUMNS);
+/** Newest first. */
+const LIST_ORDER: KeysetOrder = {
+  columns: [
+    { column: 'created_at', kind: 'timestamp' },
+    { column: 'id', kind: 'uuid' },
+  ],
+  direction: 'desc',
+};
+
+/** A page of the tenant's integrations, as listed (secrets masked). */
+export function listIntegrations(trx: Knex, window: KeysetWindow) {
+  return keysetSelect(trx, trx('integrations').select(COLUMNS), LIST_ORDER, window, toIntegration);
 }
 
 export async function getIntegration(trx: Knex, id: string): Promise<IntegrationRow | undefined> {
@@ -73,7 +79,7 @@ export async function updateIntegration(
   trx: Knex,
   keyring: Keyring,
   stored: IntegrationRow,
-  changes: { name?: string; status?: string; config?: Record<string, unknown> },
+  changes: { name?: string; status?: IntegrationStatus; config?: Record<string, unknown> },
 ): Promise<IntegrationRow | undefined> {
   const config = changes.config && sealSecrets(keyring, changes.config, stored.tenant_id);
   const [row] = await trx('integrations')

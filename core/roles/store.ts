@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { UUID, uuidOrNullSql } from '../ids';
 import type { AuditEvent } from '../audit/store';
-import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole } from '../auth/permissions';
+import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole, type Scope } from '../auth/permissions';
+import { keysetPosition, keysetSelect, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../keyset';
 
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
 // bundle's id. Requests may name a bundle instead; this module turns either into the key.
@@ -10,7 +11,7 @@ export interface RoleView {
   id: string;
   name: string;
   description: string;
-  permissions: string[];
+  permissions: Scope[];
   built_in: boolean;
 }
 
@@ -34,7 +35,7 @@ interface BundleRow {
   id: string;
   name: string;
   description: string;
-  permissions: string[];
+  permissions: Scope[];
   created_at: Date;
   updated_at: Date;
 }
@@ -67,45 +68,99 @@ export async function resolveRole(db: Knex, ref: string): Promise<RoleView | und
   return row && bundleView(row);
 }
 
-/** Every role: built-ins first, then the tenant's bundles by name. */
-export async function listRoles(db: Knex): Promise<RoleView[]> {
-  const rows = await db('role_bundles').orderBy('name').select('id', 'name', 'description', 'permissions');
-  return [...builtInRoleViews(), ...rows.map(bundleView)];
+/** Bundles by name, which is unique in a tenant. */
+const BUNDLE_ORDER: KeysetOrder = { columns: [{ column: 'name', kind: 'text' }], direction: 'asc' };
+
+/**
+ * A page of every role: built-ins first, then the tenant's bundles by name. A position is a
+ * role's name, which tells the two apart: a bundle may not take a built-in name.
+ */
+export async function listRoles(db: Knex, window: KeysetWindow) {
+  const after = window.afterId === null ? null : readKeysetPosition(window.afterId, BUNDLE_ORDER.columns)[0];
+  const builtIns = builtInRoleViews();
+  const builtInsLeft =
+    after === null
+      ? builtIns
+      : isBuiltInRole(after)
+        ? builtIns.slice(builtIns.findIndex((role) => role.name === after) + 1)
+        : [];
+  const rows = builtInsLeft.map((role) => ({ id: keysetPosition([role.name]), item: role }));
+  // Enough for the page and the row that tells another one exists.
+  if (rows.length > window.limit) return rows;
+  const bundles = await keysetSelect(
+    db,
+    db('role_bundles').select('id', 'name', 'description', 'permissions'),
+    BUNDLE_ORDER,
+    { limit: window.limit - rows.length, afterId: after === null || isBuiltInRole(after) ? null : window.afterId },
+    bundleView,
+  );
+  return [...rows, ...bundles];
 }
 
-/** The roles held through one assignment table, in one query (bundle details joined). */
+interface AssignedRoleRow {
+  key: string;
+  name: string | null;
+  description: string | null;
+  permissions: Scope[] | null;
+}
+
+/** The roles held through one assignment table, bundle details joined. */
+function assignedRolesQuery(db: Knex, table: AssignmentTable, where: Record<string, string>) {
+  return (
+    db(`${table} as a`)
+      .joinRaw(`left join role_bundles b on b.id = ${uuidOrNullSql('a.role')}`)
+      .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
+      // A key that is neither built-in nor a bundle cannot be assigned; skip rather than fail.
+      .where((q) => q.whereIn('a.role', Object.keys(BUILT_IN_ROLES)).orWhereNotNull('b.id'))
+      .select('a.role as key', 'b.name', 'b.description', 'b.permissions')
+  );
+}
+
+const assignedRoleView = (row: AssignedRoleRow): RoleView =>
+  isBuiltInRole(row.key)
+    ? builtInView(row.key)
+    : bundleView({
+        id: row.key,
+        name: row.name ?? '',
+        description: row.description ?? '',
+        permissions: row.permissions ?? [],
+      });
+
+/** In the order they were given; the key is unique per holder. */
+const ASSIGNED_ORDER: KeysetOrder = {
+  columns: [
+    { column: 'a.created_at', kind: 'timestamp' },
+    { column: 'a.role', kind: 'text' },
+  ],
+  direction: 'asc',
+};
+
+/** Every role held through one assignment table, in one query. */
 export async function assignedRoles(
   db: Knex,
   table: AssignmentTable,
   where: Record<string, string>,
 ): Promise<RoleView[]> {
-  const rows: { key: string; name: string | null; description: string | null; permissions: string[] | null }[] =
-    await db(`${table} as a`)
-      .joinRaw(`left join role_bundles b on b.id = ${uuidOrNullSql('a.role')}`)
-      .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
-      .orderBy('a.created_at')
-      .select('a.role as key', 'b.name', 'b.description', 'b.permissions');
-  return rows.flatMap((row) => {
-    if (isBuiltInRole(row.key)) return [builtInView(row.key)];
-    // A key that is neither built-in nor a bundle cannot be assigned; skip rather than fail.
-    return row.name === null
-      ? []
-      : [
-          bundleView({
-            id: row.key,
-            name: row.name,
-            description: row.description ?? '',
-            permissions: row.permissions ?? [],
-          }),
-        ];
-  });
+  const rows: AssignedRoleRow[] = await assignedRolesQuery(db, table, where).orderBy(
+    ASSIGNED_ORDER.columns.map((c) => c.column),
+  );
+  return rows.map(assignedRoleView);
+}
+
+/** A page of the roles held through one assignment table. */
+export function assignedRolesPage(
+  db: Knex,
+  table: AssignmentTable,
+  where: Record<string, string>,
+  window: KeysetWindow,
+) {
+  return keysetSelect(db, assignedRolesQuery(db, table, where), ASSIGNED_ORDER, window, assignedRoleView);
 }
 
 // ------------------------------------------------------------------ role bundles
 
-export async function listBundles(db: Knex) {
-  const rows: BundleRow[] = await db('role_bundles').orderBy('name').select(BUNDLE_COLUMNS);
-  return rows.map(toBundle);
+export function listBundles(db: Knex, window: KeysetWindow) {
+  return keysetSelect(db, db('role_bundles').select(BUNDLE_COLUMNS), BUNDLE_ORDER, window, toBundle);
 }
 
 export async function getBundle(db: Knex, id: string) {
@@ -117,13 +172,13 @@ export async function getBundle(db: Knex, id: string) {
 export async function insertBundle(
   db: Knex,
   tenantId: string,
-  bundle: { name: string; description?: string; permissions: readonly string[] },
+  bundle: { name: string; description: string; permissions: readonly Scope[] },
 ) {
   const [row]: BundleRow[] = await db('role_bundles')
     .insert({
       tenant_id: tenantId,
       name: bundle.name,
-      description: bundle.description ?? '',
+      description: bundle.description,
       permissions: [...bundle.permissions],
     })
     .onConflict(['tenant_id', 'name'])
@@ -137,7 +192,7 @@ export const isUniqueViolation = (err: unknown) => (err as { code?: string } | n
 export async function updateBundle(
   db: Knex,
   id: string,
-  changes: { name?: string; description?: string; permissions?: readonly string[] },
+  changes: { name?: string; description?: string; permissions?: readonly Scope[] },
 ) {
   const [row]: BundleRow[] = await db('role_bundles')
     .where({ id })

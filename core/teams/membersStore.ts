@@ -1,4 +1,7 @@
 import type { Knex } from 'knex';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import type { IdentityProvider } from '../users/types';
+import type { TeamMemberRole } from './types';
 
 // A team's members, identity-provider group mappings and roles. Callers check that the team
 // exists (and lock it) first; every list is one query.
@@ -7,31 +10,42 @@ export interface TeamMember {
   user_id: string;
   name: string;
   email: string;
-  role: string;
+  role: TeamMemberRole;
 }
 
 export interface GroupMapping {
   id: string;
   group_name: string;
-  provider: string;
-  role: string;
+  provider: IdentityProvider;
+  role: TeamMemberRole;
 }
 
 const MAPPING_COLUMNS = ['id', 'group_name', 'provider', 'role'];
 
-export function listMembers(db: Knex, teamId: string): Promise<TeamMember[]> {
-  return db('team_members as m')
+/** By name; the email (unique in a tenant) breaks ties. */
+const MEMBER_ORDER: KeysetOrder = {
+  columns: [
+    { column: 'u.name', kind: 'text' },
+    { column: 'u.email', kind: 'text' },
+  ],
+  direction: 'asc',
+};
+
+const membersOf = (db: Knex, teamId: string) =>
+  db('team_members as m')
     .join('users as u', 'u.id', 'm.user_id')
     .where('m.team_id', teamId)
-    .orderBy([{ column: 'u.name' }, { column: 'u.email' }])
     .select('m.user_id', 'u.name', 'u.email', 'm.role');
+
+const asIs = <T>(row: T) => row;
+
+/** Every member: for the team's details. */
+export function listMembers(db: Knex, teamId: string): Promise<TeamMember[]> {
+  return membersOf(db, teamId).orderBy(MEMBER_ORDER.columns.map((c) => c.column));
 }
 
-export async function findUser(
-  db: Knex,
-  userId: string,
-): Promise<{ id: string; name: string; email: string } | undefined> {
-  return db('users').where({ id: userId }).first('id', 'name', 'email');
+export function listMembersPage(db: Knex, teamId: string, window: KeysetWindow) {
+  return keysetSelect(db, membersOf(db, teamId), MEMBER_ORDER, window, asIs<TeamMember>);
 }
 
 /** false when the user is already a member. */
@@ -40,7 +54,7 @@ export async function addMember(
   tenantId: string,
   teamId: string,
   userId: string,
-  role: string,
+  role: TeamMemberRole,
 ): Promise<boolean> {
   const rows = await db('team_members')
     .insert({ tenant_id: tenantId, team_id: teamId, user_id: userId, role })
@@ -54,11 +68,25 @@ export async function removeMember(db: Knex, teamId: string, userId: string): Pr
   return (await db('team_members').where({ team_id: teamId, user_id: userId }).del()) > 0;
 }
 
+/** A team maps a group of a provider once. */
+const MAPPING_ORDER: KeysetOrder = {
+  columns: [
+    { column: 'group_name', kind: 'text' },
+    { column: 'provider', kind: 'text' },
+  ],
+  direction: 'asc',
+};
+
+const mappingsOf = (db: Knex, teamId: string) =>
+  db('team_group_mappings').where({ team_id: teamId }).select(MAPPING_COLUMNS);
+
+/** Every mapping: for the team's details. */
 export function listMappings(db: Knex, teamId: string): Promise<GroupMapping[]> {
-  return db('team_group_mappings')
-    .where({ team_id: teamId })
-    .orderBy([{ column: 'group_name' }, { column: 'provider' }])
-    .select(MAPPING_COLUMNS);
+  return mappingsOf(db, teamId).orderBy(MAPPING_ORDER.columns.map((c) => c.column));
+}
+
+export function listMappingsPage(db: Knex, teamId: string, window: KeysetWindow) {
+  return keysetSelect(db, mappingsOf(db, teamId), MAPPING_ORDER, window, asIs<GroupMapping>);
 }
 
 /** undefined when the team already maps that group of that provider. */
@@ -66,7 +94,7 @@ export async function addMapping(
   db: Knex,
   tenantId: string,
   teamId: string,
-  mapping: { group_name: string; provider: string; role: string },
+  mapping: { group_name: string; provider: IdentityProvider; role: TeamMemberRole },
 ): Promise<GroupMapping | undefined> {
   const [row] = await db('team_group_mappings')
     .insert({ tenant_id: tenantId, team_id: teamId, ...mapping })

@@ -95,9 +95,9 @@ export async function insertTeam(
   team: {
     name: string;
     slug: string;
-    description?: string;
-    parent_id?: string | null;
-    metadata?: Record<string, unknown>;
+    description: string;
+    parent_id: string | null;
+    metadata: Record<string, unknown>;
   },
 ): Promise<Team | undefined> {
   const [row]: TeamRow[] = await db('teams')
@@ -105,9 +105,9 @@ export async function insertTeam(
       tenant_id: tenantId,
       name: team.name,
       slug: team.slug,
-      description: team.description ?? '',
-      parent_id: team.parent_id ?? null,
-      metadata: team.metadata ?? {},
+      description: team.description,
+      parent_id: team.parent_id,
+      metadata: team.metadata,
     })
     .onConflict(['tenant_id', 'slug'])
     .ignore()

@@ -2,9 +2,6 @@ import type { Knex } from 'knex';
 import { uuidOrNullSql } from '../ids';
 import type { OffsetWindow } from '../paging';
 
-/** Users and groups come from this identity provider (the spec's shape C names it). */
-export const IDENTITY_PROVIDER = 'idp-a';
-
 interface UserRow {
   id: string;
   email: string;
@@ -109,4 +106,9 @@ export function getProfile(
   return db('users as u')
     .where('u.id', userId)
     .first('u.id', 'u.email', 'u.name', 'u.picture', db.raw('? as teams', [teamSlugs(db, db.ref('u.id'), groups)]));
+}
+
+/** A user's name and email; undefined when no such user is in the tenant. */
+export function findUser(db: Knex, userId: string): Promise<{ id: string; name: string; email: string } | undefined> {
+  return db('users').where({ id: userId }).first('id', 'name', 'email');
 }

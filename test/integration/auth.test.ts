@@ -17,7 +17,17 @@ const agentRoute = defineRoute({
   tag: 'Test',
   access: 'agent',
   summary: 'answers with the calling cluster',
-  responses: { 200: { description: 'the cluster' } },
+  responses: {
+    200: {
+      description: 'the cluster',
+      schema: {
+        type: 'object',
+        required: ['cluster_id', 'tenant_id'],
+        properties: { cluster_id: { type: 'string' }, tenant_id: { type: 'string' } },
+        additionalProperties: false,
+      },
+    },
+  },
   handler: ({ auth }) => ({ cluster_id: auth.clusterId, tenant_id: auth.tenantId }),
 });
 

@@ -353,7 +353,7 @@ describe('groups', () => {
   test('group roles: list, duplicate 409, unknown role 404, unassigned 404, bad body 400, audited as group_role.*', async () => {
     const group = `ops/eu ${run}`;
     const path = `/groups/${encodeURIComponent(group)}/roles`;
-    expect((await call(adminA, 'GET', path)).body).toEqual({ roles: [] });
+    expect((await call(adminA, 'GET', path)).body).toEqual({ roles: [], next_cursor: '' });
     expect((await call(adminA, 'POST', path, { role: 'editor' })).status).toBe(201);
     expect((await call(adminA, 'POST', path, { role: 'editor' })).status).toBe(409);
     expect((await call(adminA, 'POST', path, { role: 'nope' })).status).toBe(404);

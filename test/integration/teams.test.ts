@@ -299,7 +299,7 @@ describe('members, mappings and roles', () => {
     const added = await call(adminA.token, 'POST', path, { user_id: viewerA.userId, role: 'member' });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ user_id: viewerA.userId, name: 'viewer', email: 'viewer@a.test', role: 'member' });
-    expect((await call(adminA.token, 'GET', path)).body).toEqual({ members: [added.body] });
+    expect((await call(adminA.token, 'GET', path)).body).toEqual({ members: [added.body], next_cursor: '' });
     expect((await call(adminA.token, 'POST', path, { user_id: viewerA.userId, role: 'lead' })).status).toBe(409);
     expect((await call(adminA.token, 'POST', path, { user_id: randomUUID(), role: 'member' })).status).toBe(404);
     expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId, role: 'owner' })).status).toBe(400);
@@ -324,7 +324,7 @@ describe('members, mappings and roles', () => {
     const added = await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a' });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ id: expect.any(String), group_name: `eng-${run}`, provider: 'idp-a', role: 'member' });
-    expect((await call(adminA.token, 'GET', path)).body).toEqual({ mappings: [added.body] });
+    expect((await call(adminA.token, 'GET', path)).body).toEqual({ mappings: [added.body], next_cursor: '' });
     expect(
       (await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a', role: 'lead' })).status,
     ).toBe(409);
