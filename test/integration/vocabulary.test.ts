@@ -1,0 +1,41 @@
+import type { Knex } from 'knex';
+import { ACTOR_TYPES, AUDIT_STATUSES } from '../../core/audit/types';
+import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
+import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
+import { IDENTITY_PROVIDERS } from '../../core/users/types';
+import { createPool } from '../../db/pool';
+import { testConfig } from '../support/harness';
+
+// Migrations are frozen SQL: their CHECK constraints spell the identity, audit and integrations
+// vocabularies out again. This reads what the database allows and holds it to the arrays in
+// core/<domain>/types.ts that schemas, types and stores use.
+
+let db: Knex;
+beforeAll(() => {
+  db = createPool(testConfig().database.appUrl, 1);
+});
+afterAll(() => db.destroy());
+
+/** The values the one CHECK constraint on `table.column` allows (an `in (...)` list). */
+async function allowedValues(table: string, column: string): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { definition: string }[] }>(
+    `select pg_get_constraintdef(oid) as definition from pg_constraint
+      where conrelid = ?::regclass and contype = 'c'`,
+    [table],
+  );
+  const checks = rows.filter(({ definition }) => new RegExp(`\\(${column} = ANY`).test(definition));
+  expect(checks).toHaveLength(1);
+  return [...checks[0].definition.matchAll(/'([^']*)'::text/g)].map((match) => match[1]);
+}
+
+test.each([
+  ['team_members', 'role', TEAM_MEMBER_ROLES],
+  ['team_group_mappings', 'provider', IDENTITY_PROVIDERS],
+  ['team_group_mappings', 'role', TEAM_MEMBER_ROLES],
+  ['audit_log', 'status', AUDIT_STATUSES],
+  ['audit_log', 'actor_type', ACTOR_TYPES],
+  ['integrations', 'type', INTEGRATION_TYPES],
+  ['integrations', 'status', INTEGRATION_STATUSES],
+])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
+  expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
+});
