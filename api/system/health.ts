@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps';
 import { TASK_QUEUES, WORKER_POOLS, type WorkerPool } from '../../core/taskQueues';
 import type { workerProbe } from '../../workflows/probe';
+import { poolUsage, probeDatabase } from './databaseChecks';
 import type { PoolHealth, ServiceHealth, SystemHealth } from './schemas';
 
 const SERVICE_TIMEOUT_MS = 2_000;
@@ -57,8 +58,10 @@ async function probePool(deps: AppDeps, pool: WorkerPool): Promise<PoolHealth> {
 
 /** `operator`: the caller may see the Temporal Web UI's address, which shows every tenant's runs. */
 export async function checkSystem(deps: AppDeps, operator: boolean): Promise<SystemHealth> {
+  // As the request found it: the checks below take no connection from it.
+  const pool = poolUsage(deps.db);
   const [database, elasticsearch, temporal] = await Promise.all([
-    timed(() => deps.db.raw('select 1'), SERVICE_TIMEOUT_MS),
+    timed((signal) => probeDatabase(deps.config.database.appUrl, signal), SERVICE_TIMEOUT_MS),
     timed((signal) => deps.elastic.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
     timed(
       (signal) =>
@@ -83,7 +86,7 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
     status: everything.every((check) => check.status === 'up') ? 'ok' : 'degraded',
     checked_at: new Date().toISOString(),
     services: {
-      database: strip(database),
+      database: { ...strip(database), pool },
       elasticsearch: strip(elasticsearch),
       temporal: { ...strip(temporal), ...(operator && { ui_url: deps.config.temporal.uiUrl }) },
     },

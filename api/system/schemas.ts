@@ -13,6 +13,31 @@ export const serviceHealthSchema = {
   additionalProperties: false,
 } as const;
 
+export const connectionPoolUsageSchema = {
+  type: 'object',
+  description:
+    "This API process's pool of database connections (the app role), which every request draws from: " +
+    'saturated when all are in use, with `pending` requests waiting for one. The database can be up while the pool is saturated.',
+  required: ['max', 'used', 'free', 'pending', 'saturated'],
+  properties: {
+    max: { type: 'integer', description: 'Connections the pool may open (DATABASE_POOL_MAX)' },
+    used: { type: 'integer', description: 'Connections held by requests now' },
+    free: { type: 'integer', description: 'Open connections waiting for a request' },
+    pending: { type: 'integer', description: 'Requests waiting for a connection' },
+    saturated: { type: 'boolean', description: 'Every connection is in use' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const databaseHealthSchema = {
+  type: 'object',
+  description:
+    'Checked on a connection of its own, outside the pool, so a saturated pool does not read as a database outage',
+  required: ['status', 'latency_ms'],
+  properties: { ...serviceHealthProperties, pool: connectionPoolUsageSchema },
+  additionalProperties: false,
+} as const;
+
 export const poolHealthSchema = {
   type: 'object',
   required: ['status', 'latency_ms', 'task_queue'],
@@ -34,7 +59,7 @@ export const systemHealthSchema = {
       type: 'object',
       required: ['database', 'elasticsearch', 'temporal'],
       properties: {
-        database: serviceHealthSchema,
+        database: databaseHealthSchema,
         elasticsearch: serviceHealthSchema,
         temporal: {
           type: 'object',
@@ -64,4 +89,5 @@ export const systemHealthSchema = {
 
 export type ServiceHealth = FromSchema<typeof serviceHealthSchema>;
 export type PoolHealth = FromSchema<typeof poolHealthSchema>;
+export type ConnectionPoolUsage = FromSchema<typeof connectionPoolUsageSchema>;
 export type SystemHealth = FromSchema<typeof systemHealthSchema>;

@@ -9,6 +9,7 @@ import {
   type TestApi,
   type TestWorkers,
 } from '../support/harness';
+import { until } from '../support/processes';
 
 let auth: Record<string, string>;
 beforeAll(async () => {
@@ -37,6 +38,9 @@ describe('with every worker pool running', () => {
     for (const service of ['database', 'elasticsearch', 'temporal']) {
       expect(body.services[service]).toEqual(expect.objectContaining({ status: 'up', latency_ms: expect.any(Number) }));
     }
+    expect(body.services.database.pool).toEqual(
+      expect.objectContaining({ max: api.deps.config.database.poolMax, pending: 0, saturated: false }),
+    );
     // A tenant admin: the Temporal UI shows every tenant's workflows, so its address is for operators.
     expect(body.services.temporal).not.toHaveProperty('ui_url');
 
@@ -89,5 +93,48 @@ describe('with a pool stopped or Temporal unreachable', () => {
     } finally {
       await api.close();
     }
-  });
+  }, 30_000);
+});
+
+describe('with every connection of the API pool taken by requests', () => {
+  test('/system still reports the database up, checked outside the pool, and the pool saturated with requests waiting', async () => {
+    const api = await startApi();
+    const { pool } = api.deps.db.client;
+    const max = api.deps.config.database.poolMax;
+    const released: (() => void)[] = [];
+    /** A transaction that holds its connection until released; resolves once it holds it. */
+    const holdConnection = () =>
+      new Promise<void>((holding) => {
+        void api.deps.db.transaction(async (trx) => {
+          await trx.raw('select 1');
+          holding();
+          await new Promise<void>((release) => released.push(release));
+        });
+      });
+    const pendingAcquires = (count: number) =>
+      until(`${count} requests waiting for a connection`, 20, async () =>
+        pool.numPendingAcquires() === count ? true : undefined,
+      );
+    try {
+      await Promise.all(Array.from({ length: max }, holdConnection));
+      // The request's authentication needs a connection of the pool too (its caller is read in
+      // its tenant's transaction). It queues first; two more queue behind it. Freeing one
+      // connection serves the authentication, which hands it on to the next in line, so the
+      // health check runs with every connection taken and one more request waiting.
+      const answer = fetch(`${api.url}/api/v1/system`, { headers: auth });
+      await pendingAcquires(1);
+      const waiting = [holdConnection(), holdConnection()];
+      await pendingAcquires(3);
+      released.shift()!();
+      const body = await jsonOf(await answer);
+
+      expect(body.services.database.status).toBe('up');
+      expect(body.services.database.pool).toEqual({ max, used: max, free: 0, pending: 1, saturated: true });
+      released.shift()!();
+      await Promise.all(waiting);
+    } finally {
+      for (const release of released) release();
+      await api.close();
+    }
+  }, 30_000);
 });
