@@ -9,7 +9,9 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { ForgeActivities } from '../activities/forge';
-import type { Decision, ForgeRunInput, RunStepSpec, StepDecision } from '../core/forge/types';
+import type { Decision, DecisionKind, ForgeRunInput, RunStatus, RunStepSpec, StepDecision } from '../core/forge/types';
+
+type StepDecisionKind = Exclude<DecisionKind, 'cancel'>;
 
 export const approveSignal = defineSignal<[StepDecision]>('approve');
 export const rejectSignal = defineSignal<[StepDecision]>('reject');
@@ -22,21 +24,22 @@ const record = proxyLocalActivities<ForgeActivities>({
   retry: { maximumInterval: '30 seconds' },
 });
 
-// The first write waits for the API's transaction, which commits the run just after starting
-// this workflow: retried quickly (100, 200, 400, 800 ms, then every second) and given up after
-// about a minute, when that transaction has surely rolled back and there is no run to execute.
-// Bounded by attempts: the SDK's schedule-to-close limit did not stop a local activity's retries.
-const recordFirst = proxyLocalActivities<ForgeActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 milliseconds', maximumInterval: '1 second', maximumAttempts: 60 },
-});
+/**
+ * How long the workflow waits for the signal of a cancel it found recorded before it looks
+ * again. The API commits a cancel, then signals it; a signal that cannot be sent makes the API
+ * withdraw the cancel, and the next look then ends the run as it was going to.
+ */
+const CANCEL_SIGNAL_WAIT = '10 seconds';
 
-/** The action itself, with the step's own timeout and attempts; heartbeats carry cancellation. */
+/**
+ * The action itself, with the step's own timeout and attempts; heartbeats carry cancellation.
+ * The API builds steps with their config defaults (core/forge/types.ts withActionDefaults).
+ */
 function actionRunner(step: RunStepSpec) {
-  const timeoutSeconds = Number(step.config.timeout_seconds ?? 60);
+  const timeoutSeconds = Number(step.config.timeout_seconds);
   // HTTP actions throw 5xx and network errors as retryable. A script's own failures are not
   // retryable; its attempts count only when a worker is lost (heartbeat timeout).
-  const maximumAttempts = Number(step.config.max_attempts ?? 3);
+  const maximumAttempts = Number(step.config.max_attempts);
   return proxyActivities<ForgeActivities>({
     startToCloseTimeout: `${timeoutSeconds + 5} seconds`,
     heartbeatTimeout: '10 seconds',
@@ -62,11 +65,11 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
   const { tenantId, runId } = input;
   // Kept per step and whenever they arrive: a decision that lands before the workflow reaches
   // its wait (even in the same activation) still counts. The API accepts one per step.
-  const decisions = new Map<number, { kind: 'approve' | 'reject'; by: Decision }>();
+  const decisions = new Map<number, { kind: StepDecisionKind; by: Decision }>();
   let cancelledBy: Decision | undefined;
   const actionScope = new CancellationScope();
 
-  const decide = (kind: 'approve' | 'reject') => (by: StepDecision) => {
+  const decide = (kind: StepDecisionKind) => (by: StepDecision) => {
     if (!decisions.has(by.position)) decisions.set(by.position, { kind, by });
   };
   setHandler(approveSignal, decide('approve'));
@@ -83,17 +86,20 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
       await record.markRun({ tenantId, runId, status: 'cancelled' });
     });
   // An accepted cancel wins over any other ending, even one that arrives after the last action.
-  const finish = async (status: 'completed' | 'failed', error?: string) => {
-    if (!cancelledBy) {
+  const finish = async (status: Extract<RunStatus, 'completed' | 'failed'>, error?: string) => {
+    while (!cancelledBy) {
       const result = await CancellationScope.nonCancellable(() => record.markRun({ tenantId, runId, status, error }));
       if (result !== 'cancel-accepted') return;
-      // The API signals before it commits a cancel, so the signal is already in history.
-      await condition(() => cancelledBy !== undefined);
+      // The API commits a cancel before it signals: its signal is on the way, or the cancel
+      // will be withdrawn.
+      await condition(() => cancelledBy !== undefined, CANCEL_SIGNAL_WAIT);
     }
     await cancelRest(input.steps.length); // every step has ended by now: nothing left to mark
   };
 
-  await recordFirst.markRun({ tenantId, runId, status: 'running' });
+  // The API commits the run before starting this workflow. It marks the run failed when the
+  // start seemed to fail: should the workflow have started after all, it stops here.
+  if ((await record.markRun({ tenantId, runId, status: 'running' })) === 'already-finished') return;
   for (const step of input.steps) {
     const { position } = step;
     if (cancelledBy) return cancelRest(position);

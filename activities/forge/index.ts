@@ -28,9 +28,8 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       input: RunRef & { status: RunStatus; error?: string },
     ): Promise<Exclude<MarkRunResult, 'not-visible'>> {
       const result = await inTenant(input, (trx) => markRun(trx, input.runId, input.status, input.error));
-      // Retried by the workflow's policy until the API's transaction has committed the run.
-      if (result === 'not-visible')
-        throw ApplicationFailure.retryable(`run ${input.runId} is not visible yet`, 'RunNotVisible');
+      // The API commits a run before starting its workflow: a run that is not there never will be.
+      if (result === 'not-visible') throw ApplicationFailure.nonRetryable(`run ${input.runId} does not exist`, 'NoRun');
       return result;
     },
     async markStep(
@@ -41,9 +40,7 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
     async markOpenSteps(input: RunRef & { fromPosition: number; status: StepStatus }): Promise<void> {
       await inTenant(input, (trx) => markOpenSteps(trx, input.runId, input.fromPosition, input.status));
     },
-    async appendLog(
-      input: RunRef & { position?: number; level?: 'info' | 'warn' | 'error'; message: string },
-    ): Promise<void> {
+    async appendLog(input: RunRef & { position?: number; level?: LogLevel; message: string }): Promise<void> {
       // The workflow's own lines (decisions, the cancel): a retried workflow task repeats them.
       await inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, [input], { once: true }));
     },
@@ -63,7 +60,7 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
             messages.map((message) => ({ position: step.position, level, message })),
           ),
         );
-      const log = (message: string, level?: 'info' | 'warn' | 'error') => logLines([message], level);
+      const log = (message: string, level?: LogLevel) => logLines([message], level);
       try {
         await log(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
         switch (step.type) {
@@ -71,11 +68,11 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
             const result = await httpAction(
               egress,
               {
-                method: String(config.method ?? 'GET'),
+                method: String(config.method),
                 url: String(config.url),
                 headers: config.headers as Record<string, string> | undefined,
                 body: config.body,
-                timeoutSeconds: Number(config.timeout_seconds ?? 30),
+                timeoutSeconds: Number(config.timeout_seconds),
               },
               parameters,
               context.cancellationSignal,
@@ -84,10 +81,10 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
             return result;
           }
           case 'script': {
-            const maxOutputBytes = Number(config.max_output_bytes ?? 65_536);
+            const maxOutputBytes = Number(config.max_output_bytes);
             const result = await runScript(
               appConfig.sandbox,
-              { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds ?? 60), maxOutputBytes },
+              { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds), maxOutputBytes },
               parameters,
               context.cancellationSignal,
               logLines,

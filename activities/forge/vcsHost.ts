@@ -4,12 +4,13 @@ import type { EgressClient } from '../../core/egress/egressClient';
 import { httpAction, type HttpActionResult } from './apiCall';
 import { renderTemplate } from '../../core/forge/template';
 
+/** The action's config, its defaults filled in when the run's steps were built. */
 export interface VcsHostActionConfig {
-  method?: string;
+  method: string;
   path: string;
   body?: unknown;
   integration_id?: string;
-  timeout_seconds?: number;
+  timeout_seconds: number;
 }
 
 /**
@@ -33,11 +34,11 @@ export async function vcsHostAction(
   return httpAction(
     egress,
     {
-      method: config.method ?? 'POST',
+      method: config.method,
       url: `${base_url.replace(/\/+$/, '')}${path}`,
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       body: config.body,
-      timeoutSeconds: config.timeout_seconds ?? 30,
+      timeoutSeconds: config.timeout_seconds,
     },
     parameters,
     signal,

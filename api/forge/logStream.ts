@@ -1,50 +1,121 @@
+import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
-import { withTenant } from '../../db/tenancy';
+import { ApiError } from '../../core/errors';
 import { isFinished, listLogs, runStatus } from '../../core/forge/runStore';
-
-const POLL_MS = 500;
+import { withTenant } from '../../db/tenancy';
+import type { RunLogFollowers } from './logFollowers';
 
 /**
- * Server-sent events of a run's log: every line so far, then new ones as they are written, and
- * a final `end` event with the run's status once it has finished. Each poll is its own short
- * transaction, so a long stream holds no database connection between polls.
+ * Most log streams one tenant may hold open at once, per API process; one more is a 429. Each
+ * open stream is a socket and a subscription, not a database connection. (Would be the env var
+ * SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT.)
  */
-export function streamRunLogs(db: Knex, tenantId: string, runId: string, closed: Promise<void>): PassThrough {
+export const MAX_LOG_STREAMS_PER_TENANT = 20;
+/** Lines read per query while catching up; the socket's buffer paces the reads beyond that. */
+const LINES_PER_READ = 500;
+
+const openStreams = new Map<string, number>();
+
+/** Counts a new stream of `tenantId`, or refuses it when the tenant is at its cap. */
+function admitStream(tenantId: string): () => void {
+  const open = openStreams.get(tenantId) ?? 0;
+  if (open >= MAX_LOG_STREAMS_PER_TENANT) {
+    throw new ApiError(
+      'RATE_LIMITED',
+      `At most ${MAX_LOG_STREAMS_PER_TENANT} log streams may be open at once; close one or try again later`,
+      [],
+      { 'Retry-After': '10' },
+    );
+  }
+  openStreams.set(tenantId, open + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (openStreams.get(tenantId) ?? 1) - 1;
+    if (left) openStreams.set(tenantId, left);
+    else openStreams.delete(tenantId);
+  };
+}
+
+/**
+ * Server-sent events of a run's log: every line so far, then new ones as they are committed, and
+ * a final `end` event with the run's status once it has finished. The stream reads only when
+ * woken (a notification that the run changed, see RunLogFollowers), each read a short
+ * transaction of its own; it reads no more while the client's socket is not draining.
+ */
+export function streamRunLogs(
+  db: Knex,
+  followers: RunLogFollowers,
+  tenantId: string,
+  runId: string,
+  closed: Promise<void>,
+): PassThrough {
+  const release = admitStream(tenantId);
   const stream = new PassThrough();
   let open = true;
+  let changed = true;
+  let wakeUp = () => {};
+  const unfollow = followers.follow(runId, () => {
+    changed = true;
+    wakeUp();
+  });
   void closed.then(() => {
     open = false;
+    wakeUp();
   });
+  const closedOrDrained = () => Promise.race([closed, once(stream, 'drain')]);
   const send = (event: string | null, id: number | null, data: unknown) =>
     stream.write(
       `${event ? `event: ${event}\n` : ''}${id !== null ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`,
     );
+  /** Until the run changes or the client leaves (or, with notifications down, a while). */
+  const nextChange = () =>
+    new Promise<void>((resolve) => {
+      if (changed || !open) return resolve();
+      wakeUp = resolve;
+      const after = followers.rereadAfterMs;
+      if (after !== null) setTimeout(resolve, after).unref();
+    });
 
+  // A comment first: it sends the response headers before there is a line to send.
+  stream.write(`: following run ${runId}\n\n`);
   void (async () => {
     let lastId = 0;
     try {
+      await followers.ready();
       while (open) {
+        await nextChange();
+        if (!open) break;
+        changed = false;
         // Status first: a run's lines are committed before it is marked finished, so lines read
         // after seeing "finished" are complete.
-        const { status, lines } = await withTenant(db, tenantId, async (trx) => {
-          const current = await runStatus(trx, runId);
-          return { status: current, lines: await listLogs(trx, runId, lastId) };
-        });
+        const { status, lines } = await withTenant(db, tenantId, async (trx) => ({
+          status: await runStatus(trx, runId),
+          lines: await listLogs(trx, runId, { afterId: lastId, limit: LINES_PER_READ }),
+        }));
         for (const line of lines) {
-          send(null, line.id, line);
           lastId = line.id;
+          if (!send(null, line.id, line)) await closedOrDrained();
+          if (!open) break;
+        }
+        if (lines.length === LINES_PER_READ) {
+          changed = true; // more to catch up on
+          continue;
         }
         if (!status || isFinished(status)) {
           send('end', null, { status: status ?? null });
           break;
         }
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     } catch (err) {
       send('error', null, { message: 'log stream failed' });
       stream.destroy(err as Error);
       return;
+    } finally {
+      unfollow();
+      release();
     }
     stream.end();
   })();

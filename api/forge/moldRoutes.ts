@@ -14,7 +14,7 @@ import {
   updateMold,
 } from '../../core/forge/moldStore';
 import { createMoldSchema, updateMoldSchema } from '../../core/forge/types';
-import { slugParams } from './schemas';
+import { moldPageSchema, moldSchema, slugParams } from './schemas';
 
 /** Unpublished molds are drafts: only those who may change molds see them. */
 const seesDrafts = (auth: CallerPrincipal) => auth.permissions.has('forge:write');
@@ -43,7 +43,13 @@ export const moldRoutes = [
     access: 'forge:read',
     summary: 'List molds (readers see published molds only)',
     query: listQuery,
-    responses: { 200: { description: '`{molds, pagination}`' } },
+    responses: {
+      200: {
+        description:
+          '`{molds, pagination}` (shape A, forge form): summaries; GET /forge/molds/{slug} has the whole mold',
+        schema: moldPageSchema,
+      },
+    },
     handler: async ({ db, auth, query }) => {
       const fromVisibility =
         query.visibility === undefined || query.visibility === 'all' ? undefined : query.visibility === 'published';
@@ -69,7 +75,7 @@ export const moldRoutes = [
     access: 'forge:write',
     summary: 'Create a mold (unpublished); its slug is unique in the tenant',
     body: createMoldSchema,
-    responses: { 201: { description: 'The mold' } },
+    responses: { 201: { description: 'The mold', schema: moldSchema } },
     handler: async ({ db, auth, body }) => {
       rejectInvalidMold(body);
       const mold = await insertMold(db, auth.tenantId, actorOf(auth).actor, body);
@@ -90,7 +96,7 @@ export const moldRoutes = [
     access: 'forge:read',
     summary: 'One mold',
     params: slugParams,
-    responses: { 200: { description: 'The mold' } },
+    responses: { 200: { description: 'The mold', schema: moldSchema } },
     handler: async ({ db, auth, params }) => {
       const row = await findMold(db, params.slug);
       if (!row || (!row.published && !seesDrafts(auth))) throw notFound('Mold');
@@ -105,7 +111,7 @@ export const moldRoutes = [
     summary: 'Change a mold (its version goes up; runs already started keep theirs)',
     params: slugParams,
     body: updateMoldSchema,
-    responses: { 200: { description: 'The mold' } },
+    responses: { 200: { description: 'The mold', schema: moldSchema } },
     handler: async ({ db, auth, params, body }) => {
       const current = await findMold(db, params.slug);
       if (!current) throw notFound('Mold');
@@ -114,6 +120,7 @@ export const moldRoutes = [
         actions: body.actions ?? current.actions,
       });
       const mold = await updateMold(db, params.slug, body);
+      if (!mold) throw notFound('Mold');
       await recordAudit(db, auth, {
         eventType: 'mold.updated',
         action: 'update',
@@ -149,7 +156,7 @@ export const moldRoutes = [
       access: 'forge:write',
       summary: action === 'publish' ? 'Publish a mold: every user of the tenant sees it' : 'Unpublish a mold',
       params: slugParams,
-      responses: { 200: { description: 'The mold' } },
+      responses: { 200: { description: 'The mold', schema: moldSchema } },
       handler: async ({ db, auth, params }) => {
         const mold = await setPublished(db, params.slug, action === 'publish');
         if (!mold) throw notFound('Mold');

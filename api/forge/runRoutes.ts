@@ -1,34 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
-import { actorOf, recordAudit, RefusedAction } from '../../core/audit/store';
-import { ApiError, invalid, notFound } from '../../core/errors';
-import { shapeAQuery, shapeAWindow, shapeAForgePagination } from '../http/pagination';
-import { defineRoute } from '../http/route';
-import { TASK_QUEUES } from '../../core/taskQueues';
-import { forgeWorkflowId, RUN_STATUSES, type DecisionKind, type RunStepSpec } from '../../core/forge/types';
-import type { forgeRun } from '../../workflows/forgeRun';
-import { decisionConflict } from '../../core/forge/decisionRules';
-import { checkRunParameters } from '../../core/forge/moldRules';
-import { findMold } from '../../core/forge/moldStore';
-import { streamRunLogs } from './logStream';
+import { invalid, notFound } from '../../core/errors';
+import { decideRun, startRun } from '../../core/forge/commands';
+import { findRun, listLogs, listRuns, runStats, runStatus } from '../../core/forge/runStore';
+import { DECISION_KINDS, RUN_STATUSES, type DecisionKind } from '../../core/forge/types';
 import {
-  findRun,
-  insertDecision,
-  insertRun,
-  listLogs,
-  listRuns,
-  lockRunForDecision,
-  runStats,
-  runStatus,
-} from '../../core/forge/runStore';
-import { runSchema } from './schemas';
-
-const runIdParams = {
-  type: 'object',
-  required: ['runId'],
-  properties: { runId: { type: 'string', format: 'uuid' } },
-} as const;
+  encodeShapeDCursor,
+  keysetListQuery,
+  shapeAForgePagination,
+  shapeAQuery,
+  shapeAWindow,
+  shapeDWindow,
+} from '../http/pagination';
+import { defineRoute } from '../http/route';
+import { runLogFollowers } from './logFollowers';
+import { MAX_LOG_STREAMS_PER_TENANT, streamRunLogs } from './logStream';
+import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
 
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
 const temporalLink = (config: Config, auth: CallerPrincipal, workflowId: string) =>
@@ -44,19 +31,22 @@ const DECISION_SUMMARIES: Record<DecisionKind, string> = {
   cancel: 'Cancel a run, stopping the action in flight: it ends as cancelled',
 };
 
-const decisionEvent = (decision: DecisionKind, runId: string) => ({
-  eventType: `forge.run.${decision}`,
-  action: decision,
-  targetType: 'run',
-  targetId: runId,
-});
+/**
+ * Log pages: 100 lines by default, up to 1000. Lines are short and a run writes many (a script's
+ * output up to its 1 MiB cap), so the spec's 20 per page would take dozens of calls to read one
+ * run, while 1000 lines stay a response of a few hundred KiB at most.
+ */
+const LOG_PAGE = keysetListQuery(100, 1000);
 
-/** A 409 naming the run's status, audited as a failed decision. */
-const decisionRefused = (decision: DecisionKind, runId: string, message: string, status: string) =>
-  new RefusedAction(
-    new ApiError('CONFLICT', message, [{ field: 'status', message: status }]),
-    decisionEvent(decision, runId),
-  );
+/** Log cursors carry the last line's id, which is a positive integer. */
+function afterLineId(query: { limit: number; cursor?: string }): number {
+  const { afterId } = shapeDWindow(query);
+  if (afterId === null) return 0;
+  const id = /^\d+$/.test(afterId) ? Number(afterId) : NaN;
+  if (!Number.isSafeInteger(id))
+    throw invalid('Invalid cursor', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
+  return id;
+}
 
 export const runRoutes = [
   defineRoute({
@@ -71,49 +61,19 @@ export const runRoutes = [
       properties: { mold_slug: { type: 'string', minLength: 1 }, parameters: { type: 'object' } },
       additionalProperties: false,
     },
-    responses: { 201: { description: 'The run, created and started', schema: runSchema } },
-    handler: async ({ db, auth, body, deps, ctx }) => {
-      const mold = await findMold(db, body.mold_slug);
-      if (!mold) throw notFound('Mold');
-      const { values, problems } = checkRunParameters(mold.parameters, body.parameters as Record<string, unknown>);
-      if (problems.length) throw invalid('Invalid run parameters', problems);
-      const steps: RunStepSpec[] = mold.actions.map((action, position) => ({
-        position,
-        name: action.name,
-        type: action.type,
-        config: (action.config ?? {}) as Record<string, unknown>,
-        // A mold-wide approval gates the first action.
-        requiresApproval: Boolean(action.requires_approval) || (position === 0 && mold.requires_approval),
-      }));
-      const id = randomUUID();
-      const workflowId = forgeWorkflowId(id);
-      const run = await insertRun(db, {
-        id,
-        tenantId: auth.tenantId,
-        moldId: mold.id,
-        moldSlug: mold.slug,
-        moldVersion: mold.version,
-        moldSnapshot: { parameters: mold.parameters, actions: mold.actions, requires_approval: mold.requires_approval },
-        parameters: values,
-        startedBy: actorOf(auth).actor,
-        workflowId,
-        steps,
+    // No connection is held while Temporal starts the workflow (core/forge/commands.ts).
+    transaction: 'on-demand',
+    responses: {
+      201: { description: 'The run, created and started', schema: runSchema },
+      503: { description: 'The workflow could not be started: the run is marked failed' },
+    },
+    handler: async ({ auth, body, deps, ctx }) => {
+      const run = await startRun(deps, auth, {
+        moldSlug: body.mold_slug,
+        parameters: body.parameters as Record<string, unknown>,
       });
-      // Started before this transaction commits; if starting fails, the run row rolls back.
-      await deps.temporal.workflow.start<typeof forgeRun>('forgeRun', {
-        taskQueue: TASK_QUEUES.forge,
-        workflowId,
-        args: [{ tenantId: auth.tenantId, runId: id, steps, parameters: values }],
-      });
-      await recordAudit(db, auth, {
-        eventType: 'forge.run.started',
-        action: 'start',
-        targetType: 'run',
-        targetId: id,
-        metadata: { mold: mold.slug },
-      });
-      ctx.set('Location', `/api/v1/forge/runs/${id}`);
-      return { ...run, ...temporalLink(deps.config, auth, workflowId) };
+      ctx.set('Location', `/api/v1/forge/runs/${run.id}`);
+      return { ...run, ...temporalLink(deps.config, auth, run.workflow_id) };
     },
   }),
   defineRoute({
@@ -131,7 +91,7 @@ export const runRoutes = [
       },
       additionalProperties: false,
     },
-    responses: { 200: { description: '`{runs, pagination}`' } },
+    responses: { 200: { description: '`{runs, pagination}` (shape A, forge form)', schema: runPageSchema } },
     handler: async ({ db, query }) => {
       const window = shapeAWindow(query);
       const { runs, total } = await listRuns(db, { moldSlug: query.mold_slug, status: query.status }, window);
@@ -157,18 +117,45 @@ export const runRoutes = [
     path: '/forge/runs/{runId}/logs',
     tag: 'Forge',
     access: 'forge:read',
-    summary: "The run's log lines in order; with follow=true, a server-sent event stream until the run ends",
+    summary:
+      "The run's log lines in order, a page at a time; with follow=true, a server-sent event stream until the run ends",
     params: runIdParams,
-    query: { type: 'object', properties: { follow: { type: 'boolean', default: false } }, additionalProperties: false },
-    responses: { 200: { description: '`{lines}`, or text/event-stream with follow=true' } },
-    handler: async ({ db, auth, params, query, deps, ctx }) => {
-      if (!(await runStatus(db, params.runId))) throw notFound('Run');
-      if (!query.follow) return { lines: await listLogs(db, params.runId) };
+    query: {
+      type: 'object',
+      properties: { follow: { type: 'boolean', default: false }, ...LOG_PAGE },
+      additionalProperties: false,
+    },
+    // A stream outlives the request: it opens a short transaction per read.
+    transaction: 'on-demand',
+    responses: {
+      200: {
+        description:
+          '`{lines, next_cursor}`. With follow=true instead `text/event-stream`: a `message` event per line ' +
+          '(its id as the event id), then one `end` event `{status}` when the run has finished; ' +
+          `\`limit\` and \`cursor\` do not apply. At most ${MAX_LOG_STREAMS_PER_TENANT} streams per tenant at ` +
+          'once; one more is a 429 with Retry-After.',
+        schema: logPageSchema,
+      },
+    },
+    handler: async ({ auth, params, query, deps, ctx, inTenant }) => {
+      const afterId = afterLineId(query);
+      const page = await inTenant(async (trx) => {
+        if (!(await runStatus(trx, params.runId))) throw notFound('Run');
+        // One more than asked: it only tells whether there is a next page.
+        return query.follow ? [] : listLogs(trx, params.runId, { afterId, limit: query.limit + 1 });
+      });
+      if (!query.follow) {
+        const lines = page.slice(0, query.limit);
+        const more = page.length > query.limit;
+        return { lines, next_cursor: more ? encodeShapeDCursor(String(lines[lines.length - 1].id)) : '' };
+      }
+      const followers = runLogFollowers(deps.changes, deps.db);
+      const stream = streamRunLogs(deps.db, followers, auth.tenantId, params.runId, closedBy(ctx.req));
       ctx.type = 'text/event-stream';
       ctx.set('Cache-Control', 'no-cache');
       ctx.req.socket.setTimeout(0);
-      const closed = new Promise<void>((resolve) => ctx.req.once('close', () => resolve()));
-      return streamRunLogs(deps.db, auth.tenantId, params.runId, closed);
+      // The declared schema types the JSON form; the event stream is the documented alternative.
+      return stream as unknown as { lines: []; next_cursor: string };
     },
   }),
   defineRoute({
@@ -177,10 +164,10 @@ export const runRoutes = [
     tag: 'Forge',
     access: 'forge:read',
     summary: 'Runs by status, success rate, and per mold: outcomes and mean duration',
-    responses: { 200: { description: 'Forge statistics' } },
+    responses: { 200: { description: 'Forge statistics', schema: statsSchema } },
     handler: ({ db }) => runStats(db),
   }),
-  ...(Object.keys(DECISION_SUMMARIES) as DecisionKind[]).map((decision) =>
+  ...DECISION_KINDS.map((decision) =>
     defineRoute({
       method: 'POST',
       path: `/forge/runs/{runId}/${decision}`,
@@ -194,39 +181,19 @@ export const runRoutes = [
         additionalProperties: false,
       },
       optionalBody: true,
-      responses: { 200: { description: 'The run, with the decision recorded' } },
-      handler: async ({ db, auth, params, body, deps }) => {
-        const run = await lockRunForDecision(db, params.runId);
-        if (!run) throw notFound('Run');
-        const refusal = decisionConflict(decision, run);
-        if (refusal) throw decisionRefused(decision, params.runId, refusal, run.status);
-        // An approve or reject answers the step waiting now, never a later one.
-        const position = decision === 'cancel' ? null : run.awaitingPosition;
-        const { actor } = actorOf(auth);
-        const recorded = await insertDecision(db, {
-          tenantId: auth.tenantId,
-          runId: params.runId,
-          kind: decision,
-          position,
-          actor,
-          comment: body.comment,
-        });
-        if (!recorded)
-          throw decisionRefused(
-            decision,
-            params.runId,
-            `Cannot ${decision} a run that is ${run.status}: it was already decided`,
-            run.status,
-          );
-        await deps.temporal.workflow
-          .getHandle(run.workflowId)
-          .signal(decision, { actor, comment: body.comment, ...(position !== null && { position }) });
-        await recordAudit(db, auth, {
-          ...decisionEvent(decision, params.runId),
-          metadata: { ...(position !== null && { step: position }), ...(body.comment && { comment: body.comment }) },
-        });
-        return findRun(db, params.runId);
+      // No connection is held while Temporal takes the signal (core/forge/commands.ts).
+      transaction: 'on-demand',
+      responses: {
+        200: { description: 'The run, with the decision recorded', schema: runSchema },
+        503: { description: 'The signal could not be sent: the decision was not recorded' },
+      },
+      handler: async ({ auth, params, body, deps }) => {
+        const run = await decideRun(deps, auth, { runId: params.runId, decision, comment: body.comment });
+        return { ...run, ...temporalLink(deps.config, auth, run.workflow_id) };
       },
     }),
   ),
 ];
+
+/** Settles when the client goes away. */
+const closedBy = (req: NodeJS.EventEmitter) => new Promise<void>((resolve) => req.once('close', () => resolve()));

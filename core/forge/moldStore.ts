@@ -1,6 +1,13 @@
 import type { Knex } from 'knex';
 import type { OffsetWindow } from '../paging';
-import type { CreateMoldRequest, MoldAction, MoldParameter, UpdateMoldRequest } from './types';
+import {
+  withActionDefaults,
+  type ActionType,
+  type CreateMoldRequest,
+  type MoldAction,
+  type MoldParameter,
+  type UpdateMoldRequest,
+} from './types';
 
 export interface MoldRow {
   id: string;
@@ -19,6 +26,23 @@ export interface MoldRow {
   updated_at: Date;
 }
 
+/** Every column but the tenant, which RLS already fixes. */
+const MOLD_HEADER_COLUMNS = [
+  'id',
+  'slug',
+  'name',
+  'description',
+  'category',
+  'icon',
+  'published',
+  'version',
+  'requires_approval',
+  'created_by',
+  'created_at',
+  'updated_at',
+];
+const MOLD_COLUMNS = [...MOLD_HEADER_COLUMNS, 'parameters', 'actions'];
+
 export type Mold = ReturnType<typeof toMold>;
 
 export function toMold(row: MoldRow) {
@@ -27,6 +51,12 @@ export function toMold(row: MoldRow) {
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
+}
+
+/** A list item: the header, how many parameters, and each action's name and type (no configs). */
+export interface MoldSummary extends Omit<Mold, 'parameters' | 'actions'> {
+  parameter_count: number;
+  actions: { name: string; type: ActionType }[];
 }
 
 export interface MoldFilter {
@@ -39,7 +69,7 @@ export async function listMolds(
   trx: Knex,
   filter: MoldFilter,
   window: OffsetWindow,
-): Promise<{ molds: Mold[]; total: number }> {
+): Promise<{ molds: MoldSummary[]; total: number }> {
   const query = trx('molds').modify((q) => {
     if (filter.category !== undefined) q.where({ category: filter.category });
     if (filter.published !== undefined) q.where({ published: filter.published });
@@ -50,19 +80,33 @@ export async function listMolds(
       .orderBy([{ column: 'slug' }])
       .limit(window.limit)
       .offset(window.offset)
-      .select<MoldRow[]>('*'),
+      .select<(Omit<MoldRow, 'parameters' | 'actions'> & Omit<MoldSummary, 'created_at' | 'updated_at'>)[]>(
+        ...MOLD_HEADER_COLUMNS,
+        // Built in the database, so the configs (script text, request bodies) are never read.
+        trx.raw('jsonb_array_length(parameters) as parameter_count'),
+        trx.raw(
+          `(select coalesce(jsonb_agg(jsonb_build_object('name', a->'name', 'type', a->'type') order by n), '[]')
+              from jsonb_array_elements(actions) with ordinality as action(a, n)) as actions`,
+        ),
+      ),
     query.clone().count<{ total: string }[]>('* as total'),
   ]);
-  return { molds: rows.map(toMold), total: Number(total) };
+  const molds = rows.map((row) => ({
+    ...row,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  }));
+  return { molds, total: Number(total) };
 }
 
 export async function findMold(trx: Knex, slug: string): Promise<MoldRow | undefined> {
-  return trx('molds').where({ slug }).first<MoldRow>();
+  return trx('molds').where({ slug }).first<MoldRow>(MOLD_COLUMNS);
 }
 
-const jsonColumns = (fields: { parameters?: readonly unknown[]; actions?: readonly unknown[] }) => ({
+/** Actions are stored with their defaults, so what a run copies is complete. */
+const jsonColumns = (fields: { parameters?: readonly unknown[]; actions?: readonly MoldAction[] }) => ({
   ...(fields.parameters && { parameters: JSON.stringify(fields.parameters) }),
-  ...(fields.actions && { actions: JSON.stringify(fields.actions) }),
+  ...(fields.actions && { actions: JSON.stringify(fields.actions.map(withActionDefaults)) }),
 });
 
 /** Returns undefined when the slug is already taken in this tenant. */
@@ -76,7 +120,7 @@ export async function insertMold(
     .insert({ ...mold, ...jsonColumns(mold), tenant_id: tenantId, created_by: createdBy })
     .onConflict(['tenant_id', 'slug'])
     .ignore()
-    .returning<MoldRow[]>('*');
+    .returning<MoldRow[]>(MOLD_COLUMNS);
   return row && toMold(row);
 }
 
@@ -85,7 +129,7 @@ export async function updateMold(trx: Knex, slug: string, changes: UpdateMoldReq
   const [row] = await trx('molds')
     .where({ slug })
     .update({ ...changes, ...jsonColumns(changes), version: trx.raw('version + 1'), updated_at: trx.fn.now() })
-    .returning<MoldRow[]>('*');
+    .returning<MoldRow[]>(MOLD_COLUMNS);
   return row && toMold(row);
 }
 
@@ -94,7 +138,7 @@ export async function setPublished(trx: Knex, slug: string, published: boolean):
   const [row] = await trx('molds')
     .where({ slug })
     .update({ published, updated_at: trx.fn.now() })
-    .returning<MoldRow[]>('*');
+    .returning<MoldRow[]>(MOLD_COLUMNS);
   return row && toMold(row);
 }
 

@@ -1,11 +1,30 @@
 import type { Knex } from 'knex';
 import type { OffsetWindow } from '../paging';
-import type { DecisionKind, LogLevel, MarkRunResult, RunStatus, RunStepSpec, StepStatus } from './types';
+import {
+  RUN_STATUSES,
+  type ActionType,
+  type DecisionKind,
+  type LogLevel,
+  type MarkRunResult,
+  type RunStatus,
+  type RunStepSpec,
+  type StepStatus,
+} from './types';
 import type { RunDecisionState } from './decisionRules';
 
 // SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
 
-const TERMINAL = ['completed', 'failed', 'cancelled', 'skipped'];
+const FINISHED_RUN: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+const FINISHED_STEP: readonly StepStatus[] = [...FINISHED_RUN, 'skipped'];
+export const isFinished = (status: RunStatus) => FINISHED_RUN.includes(status);
+
+/**
+ * Channel of `pg_notify` (delivered at commit) when a run's log gets lines or its status is
+ * written; the payload is the run id. The API's log streams follow it instead of polling.
+ */
+export const RUN_CHANGES_CHANNEL = 'forge_run_changes';
+
+const notifyRunChanged = (trx: Knex, runId: string) => trx.raw('select pg_notify(?, ?)', [RUN_CHANGES_CHANNEL, runId]);
 
 interface RunRow {
   id: string;
@@ -22,6 +41,7 @@ interface RunRow {
 }
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+const isoAlways = (value: Date) => new Date(value).toISOString();
 
 function toRun(row: RunRow) {
   return {
@@ -33,7 +53,7 @@ function toRun(row: RunRow) {
     error: row.error,
     started_by: row.started_by,
     workflow_id: row.workflow_id,
-    created_at: iso(row.created_at),
+    created_at: isoAlways(row.created_at),
     started_at: iso(row.started_at),
     finished_at: iso(row.finished_at),
   };
@@ -102,20 +122,39 @@ export async function findRun(trx: Knex, id: string) {
     trx('run_steps')
       .where({ run_id: id })
       .orderBy('position')
-      .select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
+      .select<StepRow[]>('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
     trx('run_decisions')
       .where({ run_id: id })
       .orderBy('created_at')
-      .select('decision', 'step_position', 'actor', 'comment', 'created_at'),
+      .select<DecisionRow[]>('decision', 'step_position', 'actor', 'comment', 'created_at'),
   ]);
   return {
     ...toRun(row),
     steps: steps.map((s) => ({ ...s, started_at: iso(s.started_at), finished_at: iso(s.finished_at) })),
-    decisions: decisions.map((d) => ({ ...d, created_at: iso(d.created_at) })),
+    decisions: decisions.map((d) => ({ ...d, created_at: isoAlways(d.created_at) })),
   };
 }
 
-export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: string }, window: OffsetWindow) {
+interface StepRow {
+  position: number;
+  name: string;
+  type: ActionType;
+  status: StepStatus;
+  error: string | null;
+  output: unknown;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+interface DecisionRow {
+  decision: DecisionKind;
+  step_position: number | null;
+  actor: string;
+  comment: string | null;
+  created_at: Date;
+}
+
+export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: RunStatus }, window: OffsetWindow) {
   const query = trx('runs').modify((q) => {
     if (filter.moldSlug) q.where({ mold_slug: filter.moldSlug });
     if (filter.status) q.where({ status: filter.status });
@@ -136,15 +175,15 @@ export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: 
 }
 
 /**
- * Terminal runs never change again, so a late or repeated write cannot undo an outcome.
- * `not-visible`: the API starts the workflow before its transaction commits the run.
- * The row lock orders this write against a decision, which the API takes under the same lock:
- * a run whose cancel was accepted is not ended any other way (`cancel-accepted`).
+ * Finished runs never change again, so a late or repeated write cannot undo an outcome
+ * (`already-finished`). The row lock orders this write against a decision, which the API takes
+ * under the same lock: a run whose cancel was accepted is not ended any other way
+ * (`cancel-accepted`).
  */
 export async function markRun(trx: Knex, runId: string, status: RunStatus, error?: string): Promise<MarkRunResult> {
-  const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first('status');
+  const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first<{ status: RunStatus }>('status');
   if (!run) return 'not-visible';
-  if (TERMINAL.includes(run.status)) return 'written';
+  if (isFinished(run.status)) return 'already-finished';
   if (
     (status === 'completed' || status === 'failed') &&
     (await trx('run_decisions').where({ run_id: runId, decision: 'cancel' }).first('id'))
@@ -157,9 +196,23 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
       status,
       error: error ?? null,
       started_at: trx.raw('coalesce(started_at, now())'),
-      finished_at: TERMINAL.includes(status) ? trx.fn.now() : null,
+      finished_at: isFinished(status) ? trx.fn.now() : null,
     });
+  await notifyRunChanged(trx, runId);
   return 'written';
+}
+
+/**
+ * Ends a run whose workflow could not be started: failed with `error`, its steps skipped. Only a
+ * run still pending, since a start that failed ambiguously may have started the workflow after
+ * all; that workflow then finds the run finished at its first write and stops.
+ */
+export async function failUnstartedRun(trx: Knex, runId: string, error: string): Promise<void> {
+  await trx('runs')
+    .where({ id: runId, status: 'pending' })
+    .update({ status: 'failed', error, finished_at: trx.fn.now() });
+  await markOpenSteps(trx, runId, 0, 'skipped');
+  await notifyRunChanged(trx, runId);
 }
 
 /**
@@ -176,13 +229,13 @@ export async function markStep(
 ): Promise<void> {
   await trx('run_steps')
     .where({ run_id: runId, position })
-    .whereNotIn('status', TERMINAL)
+    .whereNotIn('status', FINISHED_STEP)
     .update({
       status,
       error: extra.error ?? null,
       ...(extra.output !== undefined && { output: JSON.stringify(extra.output) }),
       ...(status === 'running' && { started_at: trx.fn.now() }),
-      ...(TERMINAL.includes(status) && { finished_at: trx.fn.now() }),
+      ...(FINISHED_STEP.includes(status) && { finished_at: trx.fn.now() }),
     });
 }
 
@@ -191,7 +244,7 @@ export async function markOpenSteps(trx: Knex, runId: string, fromPosition: numb
   await trx('run_steps')
     .where({ run_id: runId })
     .andWhere('position', '>=', fromPosition)
-    .whereNotIn('status', TERMINAL)
+    .whereNotIn('status', FINISHED_STEP)
     .update({ status, finished_at: trx.fn.now() });
 }
 
@@ -204,6 +257,7 @@ const RUN_LOG_LOCK = 0x5_106;
  * `id > last seen` (the log stream) never passes over a line committed late. `once`: a line
  * already in the log is not added again (the workflow's own lines, such as a decision, which a
  * retried workflow task would otherwise log twice); script output may repeat itself.
+ * Followers of the log (the API's log streams) are told at commit, on RUN_CHANGES_CHANNEL.
  */
 export async function appendLogs(
   trx: Knex,
@@ -236,15 +290,27 @@ export async function appendLogs(
       message: line.message,
     })),
   );
+  // Postgres folds identical notifications of one transaction into one.
+  await notifyRunChanged(trx, runId);
 }
 
-export async function listLogs(trx: Knex, runId: string, afterId = 0) {
+interface LogRow {
+  id: string;
+  step_position: number | null;
+  level: LogLevel;
+  message: string;
+  created_at: Date;
+}
+
+/** Up to `limit` lines of a run's log after line `afterId`, in order. */
+export async function listLogs(trx: Knex, runId: string, window: { afterId: number; limit: number }) {
   const rows = await trx('run_logs')
     .where({ run_id: runId })
-    .andWhere('id', '>', afterId)
+    .andWhere('id', '>', window.afterId)
     .orderBy('id')
-    .select('id', 'step_position', 'level', 'message', 'created_at');
-  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: iso(r.created_at) }));
+    .limit(window.limit)
+    .select<LogRow[]>('id', 'step_position', 'level', 'message', 'created_at');
+  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: isoAlways(r.created_at) }));
 }
 
 /**
@@ -267,8 +333,9 @@ export async function lockRunForDecision(
 }
 
 /**
- * Records a decision (an approve or reject with the step it answers). Returns false when the
- * run already has it: the unique indexes allow one per step and one cancel per run.
+ * Records a decision (an approve or reject with the step it answers); returns its id, or
+ * undefined when the run already has it: the unique indexes allow one per step and one cancel
+ * per run.
  */
 export async function insertDecision(
   trx: Knex,
@@ -280,8 +347,8 @@ export async function insertDecision(
     actor: string;
     comment?: string;
   },
-): Promise<boolean> {
-  const inserted = await trx('run_decisions')
+): Promise<string | undefined> {
+  const [inserted] = await trx('run_decisions')
     .insert({
       tenant_id: decision.tenantId,
       run_id: decision.runId,
@@ -292,8 +359,13 @@ export async function insertDecision(
     })
     .onConflict()
     .ignore()
-    .returning('id');
-  return inserted.length > 0;
+    .returning<{ id: string }[]>('id');
+  return inserted?.id;
+}
+
+/** Withdraws a decision whose signal could not be sent: the workflow never learnt of it. */
+export async function deleteDecision(trx: Knex, decisionId: string): Promise<void> {
+  await trx('run_decisions').where({ id: decisionId }).delete();
 }
 
 /** Counts by status, and per mold: runs, outcomes, success rate and mean duration. */
@@ -320,9 +392,10 @@ export async function runStats(trx: Knex) {
   const failed = counts.failed ?? 0;
   return {
     total_runs: Object.values(counts).reduce((sum, n) => sum + n, 0),
-    by_status: Object.fromEntries(
-      ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled'].map((s) => [s, counts[s] ?? 0]),
-    ),
+    by_status: Object.fromEntries(RUN_STATUSES.map((status) => [status, counts[status] ?? 0])) as Record<
+      RunStatus,
+      number
+    >,
     success_rate: successRate(completed, failed),
     by_mold: byMold.map((row) => ({
       mold_slug: row.mold_slug,
@@ -335,9 +408,6 @@ export async function runStats(trx: Knex) {
     })),
   };
 }
-
-const FINISHED: RunStatus[] = ['completed', 'failed', 'cancelled'];
-export const isFinished = (status: RunStatus) => FINISHED.includes(status);
 
 export async function runStatus(trx: Knex, runId: string): Promise<RunStatus | undefined> {
   return (await trx('runs').where({ id: runId }).first('status'))?.status;

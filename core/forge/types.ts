@@ -82,6 +82,20 @@ export const actionConfigSchemas = {
   },
 } as const;
 
+type ConfigSchema = { properties: Record<string, { default?: unknown }> };
+
+/** Per action type, the config values its schema defaults (e.g. api-call: method GET, timeout_seconds 30). */
+export const ACTION_CONFIG_DEFAULTS = Object.fromEntries(
+  ACTION_TYPES.map((type) => [
+    type,
+    Object.fromEntries(
+      Object.entries((actionConfigSchemas[type] as ConfigSchema).properties).flatMap(([name, property]) =>
+        property.default === undefined ? [] : [[name, property.default]],
+      ),
+    ),
+  ]),
+) as Record<ActionType, Readonly<Record<string, unknown>>>;
+
 export const moldActionSchema = {
   type: 'object',
   required: ['name', 'type'],
@@ -97,6 +111,21 @@ export const moldActionSchema = {
     then: { ...(type !== 'approval' && { required: ['config'] }), properties: { config: actionConfigSchemas[type] } },
   })),
 } as const;
+
+/**
+ * An action with its schema's defaults filled in. Request validation fills them in new bodies;
+ * this covers molds stored before it did, so a run's steps always carry every value and
+ * activities and the workflow read them without defaults of their own.
+ */
+export function withActionDefaults(action: MoldAction): MoldAction & { requires_approval: boolean } {
+  const defaults = moldActionSchema.properties.requires_approval.default;
+  const config = { ...ACTION_CONFIG_DEFAULTS[action.type], ...(action.config ?? {}) };
+  return {
+    ...action,
+    ...(Object.keys(config).length > 0 && { config }),
+    requires_approval: action.requires_approval ?? defaults,
+  };
+}
 
 const moldFields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -165,7 +194,9 @@ export interface StepDecision extends Decision {
 /**
  * What writing a run's status did. `cancel-accepted`: the run was about to end otherwise, but
  * the API had already accepted a cancel (its signal is on the way), so the run must end cancelled.
+ * `already-finished`: the run had ended (or never started: the API marks a run failed when its
+ * workflow could not be started), so nothing was written. `not-visible`: there is no such run.
  */
-export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted';
+export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted' | 'already-finished';
 
 export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;

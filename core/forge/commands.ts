@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client as TemporalClient } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { withTenant } from '../../db/tenancy';
+import type { CallerPrincipal } from '../auth/principal';
+import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
+import { ApiError, invalid, notFound } from '../errors';
+import { TASK_QUEUES } from '../taskQueues';
+import type { forgeRun } from '../../workflows/forgeRun';
+import { decisionConflict } from './decisionRules';
+import { checkRunParameters } from './moldRules';
+import { findMold } from './moldStore';
+import { deleteDecision, failUnstartedRun, findRun, insertDecision, insertRun, lockRunForDecision } from './runStore';
+import { forgeWorkflowId, withActionDefaults, type DecisionKind, type RunStepSpec } from './types';
+
+// Starting a run and deciding on one: the multi-step operations of the forge, callable from a
+// route, a schedule or the CLI. Each database step is its own short transaction under the
+// caller's tenant, and none is open while Temporal is called, so a slow or unreachable Temporal
+// never holds pooled connections. The order of the steps keeps what the workflow relies on:
+// the run is committed before its workflow starts, and a decision is committed before its
+// signal is sent (and withdrawn if the signal cannot be sent).
+
+export interface ForgeCommandDeps {
+  /** The app role's pool. */
+  db: Knex;
+  temporal: TemporalClient;
+}
+
+const inTenant = <T>(deps: ForgeCommandDeps, caller: CallerPrincipal, work: (trx: Knex.Transaction) => Promise<T>) =>
+  withTenant(deps.db, caller.tenantId, work);
+
+const runEvent = (action: string, runId: string): Omit<AuditEvent, 'status' | 'errorMessage'> => ({
+  eventType: `forge.run.${action}`,
+  action,
+  targetType: 'run',
+  targetId: runId,
+});
+
+/** Temporal could not be reached or refused the call: the caller may try again. */
+const temporalUnavailable = (message: string, runId: string, event: Omit<AuditEvent, 'status' | 'errorMessage'>) =>
+  new RefusedAction(
+    new ApiError('SERVICE_UNAVAILABLE', message, [{ field: 'run_id', message: runId }], { 'Retry-After': '5' }),
+    event,
+  );
+
+/**
+ * Starts a run of a mold: checks the parameters, commits the run and its steps (pending), then
+ * starts the workflow, whose first write therefore always finds the run. When the start fails,
+ * the run is marked failed (a pending run with no workflow would look pending forever) and the
+ * caller gets a 503; the refusal is audited.
+ */
+export async function startRun(
+  deps: ForgeCommandDeps,
+  caller: CallerPrincipal,
+  request: { moldSlug: string; parameters: Record<string, unknown> },
+) {
+  const id = randomUUID();
+  const workflowId = forgeWorkflowId(id);
+  const { run, steps, parameters, moldSlug } = await inTenant(deps, caller, async (trx) => {
+    const mold = await findMold(trx, request.moldSlug);
+    if (!mold) throw notFound('Mold');
+    const { values, problems } = checkRunParameters(mold.parameters, request.parameters);
+    if (problems.length) throw invalid('Invalid run parameters', problems);
+    // Molds saved before their actions were stored with defaults get them here.
+    const actions = mold.actions.map(withActionDefaults);
+    const runSteps: RunStepSpec[] = actions.map((action, position) => ({
+      position,
+      name: action.name,
+      type: action.type,
+      config: action.config ?? {},
+      // A mold-wide approval gates the first action.
+      requiresApproval: action.requires_approval || (position === 0 && mold.requires_approval),
+    }));
+    const inserted = await insertRun(trx, {
+      id,
+      tenantId: caller.tenantId,
+      moldId: mold.id,
+      moldSlug: mold.slug,
+      moldVersion: mold.version,
+      moldSnapshot: { parameters: mold.parameters, actions, requires_approval: mold.requires_approval },
+      parameters: values,
+      startedBy: actorOf(caller).actor,
+      workflowId,
+      steps: runSteps,
+    });
+    return { run: inserted, steps: runSteps, parameters: values, moldSlug: mold.slug };
+  });
+
+  try {
+    await deps.temporal.workflow.start<typeof forgeRun>('forgeRun', {
+      taskQueue: TASK_QUEUES.forge,
+      workflowId,
+      args: [{ tenantId: caller.tenantId, runId: id, steps, parameters }],
+    });
+  } catch (err) {
+    const reason = `its workflow could not be started (${(err as Error).message})`;
+    await inTenant(deps, caller, (trx) => failUnstartedRun(trx, id, `the run was not started: ${reason}`));
+    throw temporalUnavailable(`The run was created but ${reason}; it is marked failed`, id, runEvent('start', id));
+  }
+
+  await inTenant(deps, caller, (trx) =>
+    recordAudit(trx, caller, {
+      ...runEvent('start', id),
+      eventType: 'forge.run.started',
+      metadata: { mold: moldSlug },
+    }),
+  );
+  return run;
+}
+
+/** A 409 naming the run's status, audited as a failed decision. */
+const decisionRefused = (decision: DecisionKind, runId: string, message: string, status: string) =>
+  new RefusedAction(
+    new ApiError('CONFLICT', message, [{ field: 'status', message: status }]),
+    runEvent(decision, runId),
+  );
+
+/**
+ * Approves, rejects or cancels a run. Under the run's row lock: the rules (decisionRules) judge
+ * the decision against the status and the decisions already taken, and it is recorded (the
+ * unique indexes allow one per step and one cancel per run). After the commit the workflow is
+ * signalled; a workflow that finds a cancel recorded waits for its signal (workflows/forgeRun.ts).
+ * When the signal cannot be sent, the decision is withdrawn, so one the caller was refused never
+ * counts: a 503 when Temporal is unreachable, a 409 when the run's workflow is not running.
+ */
+export async function decideRun(
+  deps: ForgeCommandDeps,
+  caller: CallerPrincipal,
+  request: { runId: string; decision: DecisionKind; comment?: string },
+) {
+  const { runId, decision, comment } = request;
+  const { actor } = actorOf(caller);
+  const { workflowId, position, decisionId, status } = await inTenant(deps, caller, async (trx) => {
+    const run = await lockRunForDecision(trx, runId);
+    if (!run) throw notFound('Run');
+    const refusal = decisionConflict(decision, run);
+    if (refusal) throw decisionRefused(decision, runId, refusal, run.status);
+    // An approve or reject answers the step waiting now, never a later one.
+    const stepPosition = decision === 'cancel' ? null : run.awaitingPosition;
+    const recorded = await insertDecision(trx, {
+      tenantId: caller.tenantId,
+      runId,
+      kind: decision,
+      position: stepPosition,
+      actor,
+      comment,
+    });
+    if (!recorded)
+      throw decisionRefused(
+        decision,
+        runId,
+        `Cannot ${decision} a run that is ${run.status}: it was already decided`,
+        run.status,
+      );
+    return { workflowId: run.workflowId, position: stepPosition, decisionId: recorded, status: run.status };
+  });
+
+  try {
+    await deps.temporal.workflow
+      .getHandle(workflowId)
+      .signal(decision, { actor, comment, ...(position !== null && { position }) });
+  } catch (err) {
+    await inTenant(deps, caller, (trx) => deleteDecision(trx, decisionId));
+    if (err instanceof WorkflowNotFoundError)
+      throw decisionRefused(
+        decision,
+        runId,
+        `Cannot ${decision} a run that is ${status}: its workflow is not running`,
+        status,
+      );
+    throw temporalUnavailable(
+      `The ${decision} was not recorded: the run's workflow could not be signalled`,
+      runId,
+      runEvent(decision, runId),
+    );
+  }
+
+  return inTenant(deps, caller, async (trx) => {
+    await recordAudit(trx, caller, {
+      ...runEvent(decision, runId),
+      metadata: { ...(position !== null && { step: position }), ...(comment && { comment }) },
+    });
+    const run = await findRun(trx, runId);
+    if (!run) throw notFound('Run');
+    return run;
+  });
+}
