@@ -8,6 +8,7 @@ import { createKeyring } from '../../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
 import { approveSignal, cancelSignal, rejectSignal, type forgeRun } from '../../workflows/forgeRun';
 import {
+  ACTION_CONFIG_DEFAULTS,
   forgeWorkflowId,
   type ForgeRunInput,
   type MarkRunResult,
@@ -140,7 +141,7 @@ const action = (position: number, config: Record<string, unknown> = {}): RunStep
   position,
   name: `step-${position}`,
   type: 'api-call',
-  config: { timeout_seconds: 5, ...config },
+  config: { ...ACTION_CONFIG_DEFAULTS['api-call'], timeout_seconds: 5, ...config },
   requiresApproval: false,
 });
 const approval = (position: number): RunStepSpec => ({
@@ -268,10 +269,13 @@ describe('cancel racing the last action', () => {
 
   test("the API accepted a cancel as the last action ended (markRun('completed') answers cancel-accepted): the run ends cancelled", async () => {
     const { input, workflowId, rec } = runOf([action(0), action(1)], {
-      // As the API does: the cancel signal is sent before the cancel is committed and answered.
+      // As the API does: the cancel is committed (markRun sees it), then its signal is sent.
       markRun: async (status) => {
         if (status !== 'completed') return 'written';
-        await client.workflow.getHandle(workflowId).signal(cancelSignal, { actor: 'dave', comment: 'too late' });
+        setTimeout(
+          () => void client.workflow.getHandle(workflowId).signal(cancelSignal, { actor: 'dave', comment: 'too late' }),
+          200,
+        );
         return 'cancel-accepted';
       },
     });
@@ -305,4 +309,27 @@ test('cancel during a hanging action: the action sees the cancellation, the run 
   expect(rec.logs).toEqual([{ level: 'warn', message: 'cancelled by erin' }]);
   expect(stepsAt(rec, 1).map((s) => s.status)).toEqual(['running']);
   expect(rec.actions.map((a) => a.position)).toEqual([0, 1]);
+});
+
+test('a cancel the API withdrew (its signal could not be sent) does not hold the run: the workflow looks again and ends as it was going to', async () => {
+  let looks = 0;
+  const { input, rec } = runOf([action(0)], {
+    markRun: async (status) => (status === 'completed' && ++looks === 1 ? 'cancel-accepted' : 'written'),
+  });
+  await (await start(input)).result();
+  expect(rec.runs).toEqual([
+    { status: 'running', answer: 'written' },
+    { status: 'completed', answer: 'cancel-accepted' },
+    { status: 'completed', answer: 'written' },
+  ]);
+  expect(rec.logs).toEqual([]);
+}, 30_000);
+
+test('a run the API already ended (its workflow start seemed to fail) is not executed: the first write answers already-finished', async () => {
+  const { input, rec } = runOf([action(0)], {
+    markRun: async (status) => (status === 'running' ? 'already-finished' : 'written'),
+  });
+  await (await start(input)).result();
+  expect(rec.runs).toEqual([{ status: 'running', answer: 'already-finished' }]);
+  expect(rec.actions).toEqual([]);
 });

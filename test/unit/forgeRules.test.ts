@@ -1,6 +1,6 @@
 import { parameterReferences, renderTemplate } from '../../core/forge/template';
 import { checkRunParameters, moldProblems } from '../../core/forge/moldRules';
-import type { MoldAction, MoldParameter } from '../../core/forge/types';
+import { withActionDefaults, type MoldAction, type MoldParameter } from '../../core/forge/types';
 
 // The pure rules of forge: action templating, mold definition checks, run parameter checks.
 
@@ -209,5 +209,35 @@ describe('checkRunParameters', () => {
       { field: 'parameters.regions', message: 'must be a list drawn from: eu, us' },
       { field: 'parameters.dry_run', message: 'must be a boolean' },
     ]);
+  });
+});
+
+describe('action defaults come from the config schemas', () => {
+  /** An action as stored before defaults were: its type says they are there, the data lacks them. */
+  const stored = (action: object) => action as MoldAction;
+
+  test('a stored action without them gets each type its own (api-call 30 s, script 60 s), keeping values it has', () => {
+    expect(
+      withActionDefaults(stored({ name: 'a', type: 'api-call', config: { url: 'https://x.test', max_attempts: 5 } })),
+    ).toEqual({
+      name: 'a',
+      type: 'api-call',
+      config: { url: 'https://x.test', method: 'GET', timeout_seconds: 30, max_attempts: 5 },
+      requires_approval: false,
+    });
+    expect(withActionDefaults(stored({ name: 's', type: 'script', config: { script: 'true' } })).config).toEqual({
+      script: 'true',
+      timeout_seconds: 60,
+      max_output_bytes: 65_536,
+      max_attempts: 3,
+    });
+    expect(withActionDefaults(stored({ name: 'v', type: 'vcs-host-a-action', config: { path: '/x' } })).config).toEqual(
+      expect.objectContaining({ method: 'POST', timeout_seconds: 30 }),
+    );
+    expect(withActionDefaults(stored({ name: 'g', type: 'approval', requires_approval: true }))).toEqual({
+      name: 'g',
+      type: 'approval',
+      requires_approval: true,
+    });
   });
 });

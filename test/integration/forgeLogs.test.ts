@@ -1,0 +1,208 @@
+import type { Knex } from 'knex';
+import { appendLogs, listLogs, markRun, markStep } from '../../core/forge/runStore';
+import { createPool } from '../../db/pool';
+import { withTenant } from '../../db/tenancy';
+import { MAX_LOG_STREAMS_PER_TENANT } from '../../api/forge/logStream';
+import { useForgeSuite } from '../support/forgeRuns';
+import { bearer, testConfig, type TestApi } from '../support/harness';
+import { until } from '../support/processes';
+
+// Run logs: appends, pages and the server-sent event stream.
+
+const forge = useForgeSuite();
+const { call, createMold, startRun, storeRunWithoutWorkflow, waitForGate } = forge;
+let api: TestApi;
+let writer: string;
+let writerTenantId: string;
+beforeAll(() => ({ api, writer, writerTenantId } = forge.suite));
+// Writes as the workers would, from outside the API, so the API's own queries can be counted.
+let outside: Knex;
+beforeAll(() => {
+  outside = createPool(testConfig().database.appUrl, 2);
+});
+afterAll(() => outside.destroy());
+
+interface SseEvent {
+  event: string;
+  id?: string;
+  data: { message?: string; status?: string | null };
+}
+
+/** The events of a server-sent event stream as they arrive (comments skipped), until it ends. */
+async function* sseEvents(res: Response): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body!) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const blocks = buffer.split('\n\n');
+    buffer = blocks.pop()!;
+    for (const block of blocks) {
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (data === undefined) continue;
+      yield {
+        event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message',
+        id: /^id: (.*)$/m.exec(block)?.[1],
+        data: JSON.parse(data),
+      };
+    }
+  }
+}
+
+const follow = (runId: string, signal?: AbortSignal) =>
+  fetch(`${api.url}/api/v1/forge/runs/${runId}/logs?follow=true`, { headers: bearer(writer), signal });
+
+const appendOutside = (runId: string, message: string) =>
+  withTenant(outside, writerTenantId, (trx) => appendLogs(trx, writerTenantId, runId, [{ message }]));
+
+describe('logs', () => {
+  test('bookkeeping repeated by a retried workflow task changes nothing: a finished step keeps its status, a workflow line is logged once', async () => {
+    const runId = await storeRunWithoutWorkflow([
+      { position: 0, name: 'only', type: 'api-call', config: {}, requiresApproval: false },
+    ]);
+    const inTenant = <T>(work: (trx: Parameters<typeof appendLogs>[0]) => Promise<T>) =>
+      withTenant(api.deps.db, writerTenantId, work);
+    await inTenant(async (trx) => {
+      await markStep(trx, runId, 0, 'running');
+      await markStep(trx, runId, 0, 'cancelled');
+      await markStep(trx, runId, 0, 'completed', { output: { late: true } });
+      for (let i = 0; i < 2; i++)
+        await appendLogs(trx, writerTenantId, runId, [{ level: 'warn', message: 'cancelled by dev@forge.test' }], {
+          once: true,
+        });
+      // Script output is not deduplicated: a script may print the same line twice.
+      for (let i = 0; i < 2; i++) await appendLogs(trx, writerTenantId, runId, [{ message: 'same line' }]);
+    });
+    const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
+    expect(body.steps[0]).toEqual(expect.objectContaining({ status: 'cancelled', output: null }));
+    const messages = (await inTenant((trx) => listLogs(trx, runId, { afterId: 0, limit: 1000 }))).map(
+      (line) => line.message,
+    );
+    expect(messages).toEqual(['cancelled by dev@forge.test', 'same line', 'same line']);
+  });
+
+  test('log appends to one run take turns, so ids commit in order and a reader following ids never skips a line', async () => {
+    const { id: runId } = await startRun((await createMold({ actions: [{ name: 'gate', type: 'approval' }] })).slug);
+    await waitForGate(runId, 0);
+    const inTenant = <T>(work: (trx: Parameters<typeof appendLogs>[0]) => Promise<T>) =>
+      withTenant(api.deps.db, writerTenantId, work);
+    const lastId = Math.max(
+      0,
+      ...(await inTenant((trx) => listLogs(trx, runId, { afterId: 0, limit: 1000 }))).map((line) => line.id),
+    );
+    let releaseFirst = () => {};
+    let firstAppended = false;
+    const first = inTenant(async (trx) => {
+      await appendLogs(trx, writerTenantId, runId, [{ message: 'first' }]);
+      firstAppended = true;
+      await new Promise<void>((resolve) => (releaseFirst = resolve));
+    });
+    let secondDone = false;
+    let second: Promise<unknown>;
+    try {
+      await until('the first append under way', 5, async () => firstAppended || undefined);
+      second = inTenant((trx) => appendLogs(trx, writerTenantId, runId, [{ message: 'second' }])).then(
+        () => (secondDone = true),
+      );
+      // While the first append's transaction is open, a reader sees neither line, and the second
+      // append waits rather than committing a line the reader would see first.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(secondDone).toBe(false);
+      expect(await inTenant((trx) => listLogs(trx, runId, { afterId: lastId, limit: 1000 }))).toEqual([]);
+    } finally {
+      releaseFirst(); // an open transaction would keep the pool from closing
+    }
+    await Promise.all([first, second]);
+    expect(
+      (await inTenant((trx) => listLogs(trx, runId, { afterId: lastId, limit: 1000 }))).map((line) => line.message),
+    ).toEqual(['first', 'second']);
+    await call(writer, 'POST', `/forge/runs/${runId}/cancel`);
+  }, 60_000);
+
+  test('follow=true streams script output live as server-sent events (a line arrives while the script still runs) and ends with the run', async () => {
+    const mold = await createMold({
+      actions: [{ name: 'slow', type: 'script', config: { script: 'echo one; sleep 2; echo two' } }],
+    });
+    const started = await startRun(mold.slug);
+    const res = await follow(started.id);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    // Each event with the time it arrived; the server closes the stream when the run ends.
+    const events: (SseEvent & { at: number })[] = [];
+    for await (const event of sseEvents(res)) events.push({ ...event, at: Date.now() });
+    const line = (message: string) => events.find((e) => e.event === 'message' && e.data.message === message)!;
+    expect(line('two').at - line('one').at).toBeGreaterThan(1000);
+    expect(events.at(-1)).toEqual(expect.objectContaining({ event: 'end', data: { status: 'completed' } }));
+  }, 60_000);
+
+  test('pages: limit and an opaque cursor, next_cursor until the last page; a cursor not issued here is a 400', async () => {
+    const runId = await storeRunWithoutWorkflow();
+    for (const message of ['a', 'b', 'c', 'd', 'e']) await appendOutside(runId, message);
+    const page = async (query: string) => (await call(writer, 'GET', `/forge/runs/${runId}/logs?${query}`)).body;
+    const first = await page('limit=2');
+    const second = await page(`limit=2&cursor=${first.next_cursor}`);
+    const last = await page(`limit=2&cursor=${second.next_cursor}`);
+    expect([first, second, last].map((p) => p.lines.map((l: { message: string }) => l.message))).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e'],
+    ]);
+    expect(last.next_cursor).toBe('');
+    expect((await page('limit=1001')).error.code).toBe('INVALID_REQUEST');
+    expect((await call(writer, 'GET', `/forge/runs/${runId}/logs?cursor=42`)).status).toBe(400);
+  });
+
+  test('a follower reads only when the run changes: one read per notified append and none while idle (no polling); it ends with the run', async () => {
+    const runId = await storeRunWithoutWorkflow();
+    let logReads = 0;
+    const countLogReads = (query: { sql: string }) => {
+      if (/^select .* from "run_logs"/.test(query.sql)) logReads++;
+    };
+    api.deps.db.on('query', countLogReads);
+    try {
+      const events = sseEvents(await follow(runId));
+      await appendOutside(runId, 'first');
+      expect((await events.next()).value).toEqual(
+        expect.objectContaining({ data: expect.objectContaining({ message: 'first' }) }),
+      );
+      const readsAfterFirst = logReads;
+      // Long enough for a poller (the stream used to read every 500 ms) to have read again.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(logReads).toBe(readsAfterFirst);
+
+      await appendOutside(runId, 'second');
+      expect((await events.next()).value).toEqual(
+        expect.objectContaining({ data: expect.objectContaining({ message: 'second' }) }),
+      );
+      expect(logReads).toBe(readsAfterFirst + 1);
+
+      await withTenant(outside, writerTenantId, (trx) => markRun(trx, runId, 'completed'));
+      expect((await events.next()).value).toEqual({ event: 'end', id: undefined, data: { status: 'completed' } });
+      expect((await events.next()).done).toBe(true);
+    } finally {
+      api.deps.db.off('query', countLogReads);
+    }
+  }, 30_000);
+
+  test(`a tenant holds at most ${MAX_LOG_STREAMS_PER_TENANT} streams at once: one more is a 429 with Retry-After; closing one admits another`, async () => {
+    const runId = await storeRunWithoutWorkflow();
+    const clients = Array.from({ length: MAX_LOG_STREAMS_PER_TENANT + 1 }, () => new AbortController());
+    try {
+      const open = await Promise.all(clients.slice(0, -1).map((client) => follow(runId, client.signal)));
+      expect(open.map((res) => res.status)).toEqual(Array(MAX_LOG_STREAMS_PER_TENANT).fill(200));
+      const refused = await follow(runId);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
+
+      clients[0].abort();
+      const admitted = await until('a stream admitted after one closed', 10, async () => {
+        const res = await follow(runId, clients.at(-1)!.signal);
+        if (res.status === 200) return res;
+        await res.body?.cancel();
+        return undefined;
+      });
+      expect(admitted.status).toBe(200);
+    } finally {
+      clients.forEach((client) => client.abort());
+    }
+  }, 30_000);
+});
