@@ -18,6 +18,11 @@ import { temporalCodecCors } from './temporalCodec/cors';
  */
 export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): Koa {
   const app = new Koa();
+  // Errors Koa could not answer (the response had begun). A client leaving a log stream is normal.
+  app.on('error', (err: { code?: string }, ctx?: Koa.Context) => {
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    (ctx?.state.log ?? deps.logger).error({ err }, 'response failed after it began');
+  });
   const api = buildApiRouter(withApiReference(routes), deps);
   const root = new Router();
   // Liveness only: answers while the process serves HTTP, whatever the services' state.

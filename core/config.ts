@@ -60,6 +60,10 @@ export interface Config {
     maxProcesses: number;
     maxFileMb: number;
   };
+  forge: {
+    /** Log streams (`?follow=true`) one tenant may hold open at once, per API process. */
+    logStreamsPerTenant: number;
+  };
   /** How long pruned data is kept, pruned by the platform pool's `shipyard-retention` schedule. */
   retention: {
     /** Forge run log lines (run_logs) older than this are deleted. */
@@ -83,7 +87,7 @@ function intFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-/** At least 1: a retention of 0 days would delete everything, so it is refused rather than obeyed. */
+/** At least 1: a retention of 0 days would delete everything, a cap of 0 would serve nothing. */
 function positiveIntFrom(env: Env, name: string, fallback: number): number {
   const value = intFrom(env, name, fallback);
   if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
@@ -195,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxProcesses: intFrom(env, 'SHIPYARD_SCRIPT_MAX_PROCESSES', 64),
       maxFileMb: intFrom(env, 'SHIPYARD_SCRIPT_MAX_FILE_MB', 64),
     },
+    forge: { logStreamsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT', 20) },
     retention: {
       runLogsDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_RUN_LOGS_DAYS', 30),
       auditDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_AUDIT_DAYS', 365),

@@ -24,7 +24,7 @@ export const apiKeyRoutes = [
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
       const page = shapeDPage(await listApiKeys(db, query.status, window), window);
-      return { keys: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { keys: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

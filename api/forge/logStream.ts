@@ -6,24 +6,22 @@ import { isFinished, listLogs, runStatus } from '../../core/forge/runStore';
 import { withTenant } from '../../db/tenancy';
 import type { RunLogFollowers } from './logFollowers';
 
-/**
- * Most log streams one tenant may hold open at once, per API process; one more is a 429. Each
- * open stream is a socket and a subscription, not a database connection. (Would be the env var
- * SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT.)
- */
-export const MAX_LOG_STREAMS_PER_TENANT = 20;
 /** Lines read per query while catching up; the socket's buffer paces the reads beyond that. */
 const LINES_PER_READ = 500;
 
 const openStreams = new Map<string, number>();
 
-/** Counts a new stream of `tenantId`, or refuses it when the tenant is at its cap. */
-function admitStream(tenantId: string): () => void {
+/**
+ * Counts a new stream of `tenantId`, or refuses it when the tenant already holds `cap` in this
+ * API process (`SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT`). Each open stream is a socket and a
+ * subscription, not a database connection.
+ */
+function admitStream(tenantId: string, cap: number): () => void {
   const open = openStreams.get(tenantId) ?? 0;
-  if (open >= MAX_LOG_STREAMS_PER_TENANT) {
+  if (open >= cap) {
     throw new ApiError(
       'RATE_LIMITED',
-      `At most ${MAX_LOG_STREAMS_PER_TENANT} log streams may be open at once; close one or try again later`,
+      `At most ${cap} log streams may be open at once; close one or try again later`,
       [],
       { 'Retry-After': '10' },
     );
@@ -51,8 +49,9 @@ export function streamRunLogs(
   tenantId: string,
   runId: string,
   closed: Promise<void>,
+  streamsPerTenant: number,
 ): PassThrough {
-  const release = admitStream(tenantId);
+  const release = admitStream(tenantId, streamsPerTenant);
   const stream = new PassThrough();
   let open = true;
   let changed = true;

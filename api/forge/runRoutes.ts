@@ -1,20 +1,21 @@
 import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
-import { invalid, notFound } from '../../core/errors';
+import { notFound } from '../../core/errors';
+import { invalidCursor } from '../../core/paging';
 import { decideRun, startRun } from '../../core/forge/commands';
 import { findRun, listLogs, listRuns, runStats, runStatus } from '../../core/forge/runStore';
 import { DECISION_KINDS, RUN_STATUSES, type DecisionKind } from '../../core/forge/types';
 import {
-  encodeShapeDCursor,
   keysetListQuery,
   shapeAForgePagination,
   shapeAQuery,
   shapeAWindow,
+  shapeDPage,
   shapeDWindow,
 } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { runLogFollowers } from './logFollowers';
-import { MAX_LOG_STREAMS_PER_TENANT, streamRunLogs } from './logStream';
+import { streamRunLogs } from './logStream';
 import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
 
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
@@ -39,12 +40,10 @@ const DECISION_SUMMARIES: Record<DecisionKind, string> = {
 const LOG_PAGE = keysetListQuery(100, 1000);
 
 /** Log cursors carry the last line's id, which is a positive integer. */
-function afterLineId(query: { limit: number; cursor?: string }): number {
-  const { afterId } = shapeDWindow(query);
+function afterLineId(afterId: string | null): number {
   if (afterId === null) return 0;
   const id = /^\d+$/.test(afterId) ? Number(afterId) : NaN;
-  if (!Number.isSafeInteger(id))
-    throw invalid('Invalid cursor', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
+  if (!Number.isSafeInteger(id)) throw invalidCursor();
   return id;
 }
 
@@ -132,25 +131,35 @@ export const runRoutes = [
         description:
           '`{lines, next_cursor}`. With follow=true instead `text/event-stream`: a `message` event per line ' +
           '(its id as the event id), then one `end` event `{status}` when the run has finished; ' +
-          `\`limit\` and \`cursor\` do not apply. At most ${MAX_LOG_STREAMS_PER_TENANT} streams per tenant at ` +
-          'once; one more is a 429 with Retry-After.',
+          '`limit` and `cursor` do not apply. Each API process allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT ' +
+          '(default 20) open streams per tenant; one more is a 429 with Retry-After.',
         schema: logPageSchema,
       },
     },
     handler: async ({ auth, params, query, deps, ctx, inTenant }) => {
-      const afterId = afterLineId(query);
-      const page = await inTenant(async (trx) => {
+      const window = shapeDWindow(query);
+      const afterId = afterLineId(window.afterId);
+      const rows = await inTenant(async (trx) => {
         if (!(await runStatus(trx, params.runId))) throw notFound('Run');
         // One more than asked: it only tells whether there is a next page.
         return query.follow ? [] : listLogs(trx, params.runId, { afterId, limit: query.limit + 1 });
       });
       if (!query.follow) {
-        const lines = page.slice(0, query.limit);
-        const more = page.length > query.limit;
-        return { lines, next_cursor: more ? encodeShapeDCursor(String(lines[lines.length - 1].id)) : '' };
+        const page = shapeDPage(
+          rows.map((line) => ({ id: String(line.id), item: line })),
+          window,
+        );
+        return { lines: page.items, next_cursor: page.next_cursor };
       }
       const followers = runLogFollowers(deps.changes, deps.db);
-      const stream = streamRunLogs(deps.db, followers, auth.tenantId, params.runId, closedBy(ctx.req));
+      const stream = streamRunLogs(
+        deps.db,
+        followers,
+        auth.tenantId,
+        params.runId,
+        closedBy(ctx.req),
+        deps.config.forge.logStreamsPerTenant,
+      );
       ctx.type = 'text/event-stream';
       ctx.set('Cache-Control', 'no-cache');
       ctx.req.socket.setTimeout(0);

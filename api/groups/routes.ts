@@ -20,7 +20,7 @@ export const groupRoutes = [
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
       const page = shapeDPage(await listGroups(db, window), window);
-      return { groups: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { groups: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({
@@ -37,7 +37,7 @@ export const groupRoutes = [
       const window = shapeDWindow(query);
       const roles = await assignedRolesPage(db, 'group_roles', { group_name: params.groupName }, window);
       const page = shapeDPage(roles, window);
-      return { roles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { roles: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

@@ -1,5 +1,4 @@
-import { invalid } from '../../core/errors';
-import type { OffsetWindow } from '../../core/paging';
+import { invalidCursor, type KeysetRow, type KeysetWindow, type OffsetWindow } from '../../core/paging';
 
 /**
  * The five pagination shapes of the spec ("Pagination shapes"), in one place so that every
@@ -29,10 +28,6 @@ const positionProperty = (minimum: number, defaultValue: number) =>
 
 // Bounded so a decoded cursor can never be large work; real cursors are a few dozen characters.
 const cursorProperty = { type: 'string', maxLength: 512 } as const;
-
-// Same 400 for every cursor problem: cursors are opaque, so the details would mean nothing.
-const invalidCursor = () =>
-  invalid('Invalid cursor', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
 
 /** Today's shape A and governance cursor: the offset of the next row, as a string. */
 export const offsetCursor = (offset: number): string => String(offset);
@@ -197,15 +192,6 @@ export function shapeCPage(window: OffsetWindow, count: number, total: number): 
 /** `limit` (default 50, 1..200) and `cursor`. */
 export const SHAPE_D_QUERY = { limit: limitProperty(50, 200), cursor: cursorProperty } as const;
 
-/**
- * Keyset window: the `limit` rows ordered by id that come after `afterId` (from the start when
- * null). Select `limit + 1` rows: the extra one only tells `shapeDPage` another page exists.
- */
-export interface KeysetWindow {
-  limit: number;
-  afterId: string | null;
-}
-
 // Versioned (`v`) because the spec says the envelope will gain fields; a new version can be
 // read alongside v1 while old cursors are still in clients' hands.
 interface CursorEnvelopeV1 {
@@ -255,11 +241,17 @@ export interface KeysetPage<T> {
   next_cursor: string;
 }
 
-/** `rows` is what the `limit + 1` select returned; the extra row is dropped, not sent. */
-export function shapeDPage<T extends { id: string }>(rows: T[], window: KeysetWindow): KeysetPage<T> {
-  const items = rows.slice(0, window.limit);
+/**
+ * `rows` is what the `limit + 1` select returned, each with its keyset position; the extra row is
+ * dropped, not sent, and the next cursor carries the position of the last row sent.
+ */
+export function shapeDPage<T>(rows: KeysetRow<T>[], window: KeysetWindow): KeysetPage<T> {
+  const sent = rows.slice(0, window.limit);
   const hasMore = rows.length > window.limit;
-  return { items, next_cursor: hasMore ? encodeShapeDCursor(items[items.length - 1].id) : '' };
+  return {
+    items: sent.map((row) => row.item),
+    next_cursor: hasMore ? encodeShapeDCursor(sent[sent.length - 1].id) : '',
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ export const integrationRoutes = [
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
       const page = shapeDPage(await listIntegrations(db, window), window);
-      return { integrations: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { integrations: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

@@ -25,7 +25,7 @@ export const bundleRoutes = [
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
       const page = shapeDPage(await listBundles(db, window), window);
-      return { bundles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { bundles: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

@@ -24,7 +24,7 @@ export const roleRoutes = [
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
       const page = shapeDPage(await listRoles(db, window), window);
-      return { roles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { roles: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

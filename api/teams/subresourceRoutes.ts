@@ -45,7 +45,7 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const window = shapeDWindow(query);
       const page = shapeDPage(await listMembersPage(db, params.id, window), window);
-      return { members: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { members: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({
@@ -89,7 +89,7 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const window = shapeDWindow(query);
       const page = shapeDPage(await listMappingsPage(db, params.id, window), window);
-      return { mappings: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { mappings: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({
@@ -133,7 +133,7 @@ export const teamSubresourceRoutes = [
       await requireTeam(db, params.id);
       const window = shapeDWindow(query);
       const page = shapeDPage(await assignedRolesPage(db, 'team_roles', { team_id: params.id }, window), window);
-      return { roles: page.items.map((row) => row.item), next_cursor: page.next_cursor };
+      return { roles: page.items, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../auth/permissions';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
 import type { ApiKeyListFilter } from './types';
 
 /** Postgres channel on which a revocation is announced at commit, with the key's id as payload. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { uuidOrNullSql } from '../ids';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../users/types';
 
 // Group membership belongs to the identity provider. A group is known here when a team maps

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Keyring } from '../crypto/keyring';
 import { maskSecrets, openSecrets, sealSecrets } from '../crypto/secretConfig';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
 import type { IntegrationStatus, IntegrationType } from './types';
 
 // Integrations' SQL. Secrets in `config` are sealed on the way in (core/crypto/secretConfig.ts)

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { UUID, uuidOrNullSql } from '../ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole, type Scope } from '../auth/permissions';
-import { keysetPosition, keysetSelect, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../keyset';
+import { keysetPosition, keysetSelect, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../paging';
 
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
 // bundle's id. Requests may name a bundle instead; this module turns either into the key.

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../keyset';
+import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
 import type { IdentityProvider } from '../users/types';
 import type { TeamMemberRole } from './types';
 

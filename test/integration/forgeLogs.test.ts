@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import { appendLogs, listLogs, markRun, markStep } from '../../core/forge/runStore';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
-import { MAX_LOG_STREAMS_PER_TENANT } from '../../api/forge/logStream';
 import { useForgeSuite } from '../support/forgeRuns';
 import { bearer, testConfig, type TestApi } from '../support/harness';
 import { until } from '../support/processes';
 
 // Run logs: appends, pages and the server-sent event stream.
+
+/** The suite's API runs with the configured (default) cap. */
+const STREAM_CAP = testConfig().forge.logStreamsPerTenant;
 
 const forge = useForgeSuite();
 const { call, createMold, startRun, storeRunWithoutWorkflow, waitForGate } = forge;
@@ -182,12 +184,12 @@ describe('logs', () => {
     }
   }, 30_000);
 
-  test(`a tenant holds at most ${MAX_LOG_STREAMS_PER_TENANT} streams at once: one more is a 429 with Retry-After; closing one admits another`, async () => {
+  test(`a tenant holds at most SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (${STREAM_CAP}) streams at once: one more is a 429 with Retry-After; closing one admits another`, async () => {
     const runId = await storeRunWithoutWorkflow();
-    const clients = Array.from({ length: MAX_LOG_STREAMS_PER_TENANT + 1 }, () => new AbortController());
+    const clients = Array.from({ length: STREAM_CAP + 1 }, () => new AbortController());
     try {
       const open = await Promise.all(clients.slice(0, -1).map((client) => follow(runId, client.signal)));
-      expect(open.map((res) => res.status)).toEqual(Array(MAX_LOG_STREAMS_PER_TENANT).fill(200));
+      expect(open.map((res) => res.status)).toEqual(Array(STREAM_CAP).fill(200));
       const refused = await follow(runId);
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
