@@ -6,6 +6,8 @@ import {
   moldParameterSchema,
   RUN_STATUSES,
   STEP_STATUSES,
+  MOLD_HEADER_FIELDS,
+  RUN_FIELDS,
 } from '../../core/forge/types';
 
 // Request and response shapes of the forge routes; a mold's own parts are in core/forge/types.
@@ -58,25 +60,10 @@ const moldHeaderProperties = {
   updated_at: TIMESTAMP,
 } as const;
 
-const MOLD_HEADER_REQUIRED = [
-  'id',
-  'slug',
-  'name',
-  'description',
-  'category',
-  'icon',
-  'published',
-  'version',
-  'requires_approval',
-  'created_by',
-  'created_at',
-  'updated_at',
-] as const;
-
 /** A whole mold: POST, GET, PUT of /forge/molds/{slug}, publish and unpublish. */
 export const moldSchema = {
   type: 'object',
-  required: [...MOLD_HEADER_REQUIRED, 'parameters', 'actions'],
+  required: [...MOLD_HEADER_FIELDS, 'parameters', 'actions'],
   properties: {
     ...moldHeaderProperties,
     parameters: { type: 'array', items: moldParameterSchema },
@@ -91,7 +78,7 @@ export const moldSchema = {
  */
 export const moldSummarySchema = {
   type: 'object',
-  required: [...MOLD_HEADER_REQUIRED, 'parameter_count', 'actions'],
+  required: [...MOLD_HEADER_FIELDS, 'parameter_count', 'actions'],
   properties: {
     ...moldHeaderProperties,
     parameter_count: { type: 'integer', minimum: 0 },
@@ -129,24 +116,10 @@ const runProperties = {
   finished_at: OPTIONAL_TIMESTAMP,
 } as const;
 
-const RUN_REQUIRED = [
-  'id',
-  'mold_slug',
-  'mold_version',
-  'parameters',
-  'status',
-  'error',
-  'started_by',
-  'workflow_id',
-  'created_at',
-  'started_at',
-  'finished_at',
-] as const;
-
 /** A run in GET /forge/runs: no steps, decisions or Temporal link. */
 export const runSummarySchema = {
   type: 'object',
-  required: RUN_REQUIRED,
+  required: RUN_FIELDS,
   properties: runProperties,
   additionalProperties: false,
 } as const;
@@ -183,7 +156,7 @@ export const runDecisionSchema = {
 /** A run as POST /forge/runs and GET /forge/runs/{runId} answer (steps and decisions: the GET). */
 export const runSchema = {
   type: 'object',
-  required: RUN_REQUIRED,
+  required: RUN_FIELDS,
   properties: {
     ...runProperties,
     steps: { type: 'array', items: runStepSchema },

@@ -7,6 +7,7 @@ import {
   type MoldAction,
   type MoldParameter,
   type UpdateMoldRequest,
+  MOLD_HEADER_FIELDS,
 } from './types';
 
 export interface MoldRow {
@@ -27,21 +28,7 @@ export interface MoldRow {
 }
 
 /** Every column but the tenant, which RLS already fixes. */
-const MOLD_HEADER_COLUMNS = [
-  'id',
-  'slug',
-  'name',
-  'description',
-  'category',
-  'icon',
-  'published',
-  'version',
-  'requires_approval',
-  'created_by',
-  'created_at',
-  'updated_at',
-];
-const MOLD_COLUMNS = [...MOLD_HEADER_COLUMNS, 'parameters', 'actions'];
+const MOLD_COLUMNS = [...MOLD_HEADER_FIELDS, 'parameters', 'actions'];
 
 export type Mold = ReturnType<typeof toMold>;
 
@@ -81,7 +68,7 @@ export async function listMolds(
       .limit(window.limit)
       .offset(window.offset)
       .select<(Omit<MoldRow, 'parameters' | 'actions'> & Omit<MoldSummary, 'created_at' | 'updated_at'>)[]>(
-        ...MOLD_HEADER_COLUMNS,
+        ...MOLD_HEADER_FIELDS,
         // Built in the database, so the configs (script text, request bodies) are never read.
         trx.raw('jsonb_array_length(parameters) as parameter_count'),
         trx.raw(

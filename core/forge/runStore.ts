@@ -9,6 +9,7 @@ import {
   type RunStatus,
   type RunStepSpec,
   type StepStatus,
+  RUN_FIELDS,
 } from './types';
 import type { RunDecisionState } from './decisionRules';
 
@@ -59,20 +60,6 @@ function toRun(row: RunRow) {
   };
 }
 
-const RUN_COLUMNS = [
-  'id',
-  'mold_slug',
-  'mold_version',
-  'parameters',
-  'status',
-  'error',
-  'started_by',
-  'workflow_id',
-  'created_at',
-  'started_at',
-  'finished_at',
-];
-
 export async function insertRun(
   trx: Knex,
   run: {
@@ -100,7 +87,7 @@ export async function insertRun(
       started_by: run.startedBy,
       workflow_id: run.workflowId,
     })
-    .returning<RunRow[]>(RUN_COLUMNS);
+    .returning<RunRow[]>(RUN_FIELDS);
   if (run.steps.length) {
     await trx('run_steps').insert(
       run.steps.map((step) => ({
@@ -116,7 +103,7 @@ export async function insertRun(
 }
 
 export async function findRun(trx: Knex, id: string) {
-  const row = await trx('runs').where({ id }).first<RunRow>(RUN_COLUMNS);
+  const row = await trx('runs').where({ id }).first<RunRow>(RUN_FIELDS);
   if (!row) return undefined;
   const [steps, decisions] = await Promise.all([
     trx('run_steps')
@@ -168,7 +155,7 @@ export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: 
       ])
       .limit(window.limit)
       .offset(window.offset)
-      .select<RunRow[]>(RUN_COLUMNS),
+      .select<RunRow[]>(RUN_FIELDS),
     query.clone().count<{ total: string }[]>('* as total'),
   ]);
   return { runs: rows.map(toRun), total: Number(total) };

@@ -200,3 +200,34 @@ export interface StepDecision extends Decision {
 export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted' | 'already-finished';
 
 export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;
+
+/** A mold's fields apart from its parameters and actions: what a list reads and its schemas require. */
+export const MOLD_HEADER_FIELDS = [
+  'id',
+  'slug',
+  'name',
+  'description',
+  'category',
+  'icon',
+  'published',
+  'version',
+  'requires_approval',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** A run record's fields (without its steps, decisions or links): the columns read, the fields required. */
+export const RUN_FIELDS = [
+  'id',
+  'mold_slug',
+  'mold_version',
+  'parameters',
+  'status',
+  'error',
+  'started_by',
+  'workflow_id',
+  'created_at',
+  'started_at',
+  'finished_at',
+] as const;

@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
 import { ACTOR_TYPES, AUDIT_STATUSES } from '../../core/audit/types';
+import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
 import { createPool } from '../../db/pool';
 import { testConfig } from '../support/harness';
 
-// Migrations are frozen SQL: their CHECK constraints spell the identity, audit and integrations
-// vocabularies out again. This reads what the database allows and holds it to the arrays in
-// core/<domain>/types.ts that schemas, types and stores use.
+// Migrations are frozen SQL: their CHECK constraints spell each vocabulary out again. This reads
+// what the database allows and holds it to the arrays in core/<domain>/types.ts that schemas,
+// types, stores and workflows use, so a new value cannot ship without its migration.
 
 let db: Knex;
 beforeAll(() => {
@@ -36,6 +37,10 @@ test.each([
   ['audit_log', 'actor_type', ACTOR_TYPES],
   ['integrations', 'type', INTEGRATION_TYPES],
   ['integrations', 'status', INTEGRATION_STATUSES],
+  ['runs', 'status', RUN_STATUSES],
+  ['run_steps', 'status', STEP_STATUSES],
+  ['run_logs', 'level', LOG_LEVELS],
+  ['run_decisions', 'decision', DECISION_KINDS],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });
