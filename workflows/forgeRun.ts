@@ -9,7 +9,15 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { ForgeActivities } from '../activities/forge';
-import type { Decision, DecisionKind, ForgeRunInput, RunStatus, RunStepSpec, StepDecision } from '../core/forge/types';
+import type {
+  Decision,
+  DecisionKind,
+  ForgeRunInput,
+  ForgeRunWorkflow,
+  RunStatus,
+  RunStepSpec,
+  StepDecision,
+} from '../core/forge/types';
 
 type StepDecisionKind = Exclude<DecisionKind, 'cancel'>;
 
@@ -144,3 +152,6 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
   }
   await finish('completed');
 }
+
+// The contract core/ starts this workflow by (it names it, never imports it).
+forgeRun satisfies ForgeRunWorkflow;

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { RetentionActivities } from '../activities/retention';
-import type { PruneCounts, RetentionPolicy } from '../core/retention/retentionRules';
+import type { PruneCounts, PruneRetentionWorkflow, RetentionPolicy } from '../core/retention/retentionRules';
 
 const { pruneExpiredRows } = proxyActivities<RetentionActivities>({
   // A large backlog takes many batches; the heartbeat, not this bound, detects a lost worker.
@@ -27,3 +27,6 @@ export async function pruneRetention(policy: RetentionPolicy): Promise<PruneCoun
   });
   return { run_logs, audit_log };
 }
+
+// The contract the schedule starts this workflow by (core/ names it, never imports it).
+pruneRetention satisfies PruneRetentionWorkflow;

@@ -6,12 +6,17 @@ import type { CallerPrincipal } from '../auth/principal';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
 import { ApiError, invalid, notFound } from '../errors';
 import { TASK_QUEUES } from '../taskQueues';
-import type { forgeRun } from '../../workflows/forgeRun';
 import { decisionConflict } from './decisionRules';
 import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
 import { deleteDecision, failUnstartedRun, findRun, insertDecision, insertRun, lockRunForDecision } from './runStore';
-import { forgeWorkflowId, withActionDefaults, type DecisionKind, type RunStepSpec } from './types';
+import {
+  forgeWorkflowId,
+  withActionDefaults,
+  type DecisionKind,
+  type ForgeRunWorkflow,
+  type RunStepSpec,
+} from './types';
 
 // Starting a run and deciding on one: the multi-step operations of the forge, callable from a
 // route, a schedule or the CLI. Each database step is its own short transaction under the
@@ -87,7 +92,7 @@ export async function startRun(
   });
 
   try {
-    await deps.temporal.workflow.start<typeof forgeRun>('forgeRun', {
+    await deps.temporal.workflow.start<ForgeRunWorkflow>('forgeRun', {
       taskQueue: TASK_QUEUES.forge,
       workflowId,
       args: [{ tenantId: caller.tenantId, runId: id, steps, parameters }],

@@ -201,6 +201,9 @@ export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted' | 'alr
 
 export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;
 
+/** The forge run workflow as it is started, by name (`forgeRun`); workflows/forgeRun.ts implements it. */
+export type ForgeRunWorkflow = (input: ForgeRunInput) => Promise<void>;
+
 /** A mold's fields apart from its parameters and actions: what a list reads and its schemas require. */
 export const MOLD_HEADER_FIELDS = [
   'id',

@@ -22,6 +22,9 @@ export interface RetentionPolicy {
 /** How many rows a prune deleted, per table: counts only, as they enter workflow history. */
 export type PruneCounts = Record<RetentionTable, number>;
 
+/** The retention workflow as the schedule starts it, by name (`pruneRetention`); workflows/retention.ts implements it. */
+export type PruneRetentionWorkflow = (policy: RetentionPolicy) => Promise<PruneCounts>;
+
 export function retentionPolicyOf(config: Config): RetentionPolicy {
   return {
     keep_days: { run_logs: config.retention.runLogsDays, audit_log: config.retention.auditDays },

@@ -1,8 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { TASK_QUEUES } from '../taskQueues';
-import type { pruneRetention } from '../../workflows/retention';
-import { RETENTION_SCHEDULE_ID, retentionPolicyOf } from './retentionRules';
+import { RETENTION_SCHEDULE_ID, retentionPolicyOf, type PruneRetentionWorkflow } from './retentionRules';
 
 /**
  * Creates the retention schedule, or brings an existing one in line with `config` (interval and
@@ -17,7 +16,7 @@ export async function ensureRetentionSchedule(client: Client, config: Config): P
     workflowType: 'pruneRetention',
     workflowId: RETENTION_SCHEDULE_ID,
     taskQueue: TASK_QUEUES.platform,
-    args: [retentionPolicyOf(config)] as Parameters<typeof pruneRetention>,
+    args: [retentionPolicyOf(config)] as Parameters<PruneRetentionWorkflow>,
   };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP };
   try {

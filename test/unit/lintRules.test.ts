@@ -68,9 +68,13 @@ test('a workflow may import the workflow SDK, other workflow files and types fro
   ).toEqual([]);
 }, 30_000);
 
-test('imports point down the layers: api and activities stand on core, core on db, and only types come from workflows', async () => {
+test('imports point down the layers: api and activities stand on core, core on db, only types come from workflows, and core takes nothing of them', async () => {
   const upward = {
-    'core/ids.ts': ["import { buildApp } from '../api/app';", "import { forgeActivities } from '../activities/forge';"],
+    'core/ids.ts': [
+      "import { buildApp } from '../api/app';",
+      "import { forgeActivities } from '../activities/forge';",
+      "import type { forgeRun } from '../workflows/forgeRun';",
+    ],
     'db/pool.ts': ["import { loadConfig } from '../core/config';"],
     'activities/probe.ts': ["import { buildApiRouter } from '../api/http/router';"],
     'workers/main.ts': ["import { buildApp } from '../api/app';"],
@@ -92,13 +96,16 @@ test('imports point down the layers: api and activities stand on core, core on d
     });
   }
   const downward = [
-    "import type { forgeRun } from '../../workflows/forgeRun';",
     "import { withTenant } from '../../db/tenancy';",
     "import { loadConfig } from '../config';",
-    'export type Used = typeof forgeRun;',
     'export const used = [withTenant, loadConfig];',
   ];
   expect(await problems('core/forge/runStore.ts', downward.join('\n'))).toEqual([]);
+  const typesFromWorkflows = [
+    "import type { forgeRun } from '../workflows/forgeRun';",
+    'export type Used = typeof forgeRun;',
+  ];
+  expect(await problems('api/app.ts', typesFromWorkflows.join('\n'))).toEqual([]);
 }, 60_000);
 
 test('a promise nobody awaits or hands on is a lint error', async () => {
