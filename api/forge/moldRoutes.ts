@@ -1,28 +1,14 @@
 import type { CallerPrincipal } from '../../core/auth/principal';
-import { actorOf, recordAudit } from '../../core/audit/store';
-import { conflict, invalid, notFound } from '../../core/errors';
+import { invalid, notFound } from '../../core/errors';
 import { shapeAQuery, shapeAWindow, shapeAForgePagination } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { moldProblems } from '../../core/forge/moldRules';
-import {
-  deleteMold,
-  findMold,
-  insertMold,
-  listMolds,
-  setPublished,
-  toMold,
-  updateMold,
-} from '../../core/forge/moldStore';
+import { changeMold, createMold, publishMold, removeMold } from '../../core/forge/moldCommands';
+import { findMold, listMolds, toMold } from '../../core/forge/moldStore';
 import { createMoldSchema, updateMoldSchema } from '../../core/forge/types';
 import { moldPageSchema, moldSchema, slugParams } from './schemas';
 
 /** Unpublished molds are drafts: only those who may change molds see them. */
 const seesDrafts = (auth: CallerPrincipal) => auth.permissions.has('forge:write');
-
-function rejectInvalidMold(mold: Parameters<typeof moldProblems>[0]): void {
-  const problems = moldProblems(mold);
-  if (problems.length) throw invalid('Invalid mold', problems);
-}
 
 const listQuery = {
   type: 'object',
@@ -76,18 +62,7 @@ export const moldRoutes = [
     summary: 'Create a mold (unpublished); its slug is unique in the tenant',
     body: createMoldSchema,
     responses: { 201: { description: 'The mold', schema: moldSchema } },
-    handler: async ({ db, auth, body }) => {
-      rejectInvalidMold(body);
-      const mold = await insertMold(db, auth.tenantId, actorOf(auth).actor, body);
-      if (!mold) throw conflict(`A mold with slug "${body.slug}" already exists`);
-      await recordAudit(db, auth, {
-        eventType: 'mold.created',
-        action: 'create',
-        targetType: 'mold',
-        targetId: mold.slug,
-      });
-      return mold;
-    },
+    handler: ({ db, auth, body }) => createMold(db, auth, body),
   }),
   defineRoute({
     method: 'GET',
@@ -112,23 +87,7 @@ export const moldRoutes = [
     params: slugParams,
     body: updateMoldSchema,
     responses: { 200: { description: 'The mold', schema: moldSchema } },
-    handler: async ({ db, auth, params, body }) => {
-      const current = await findMold(db, params.slug);
-      if (!current) throw notFound('Mold');
-      rejectInvalidMold({
-        parameters: body.parameters ?? current.parameters,
-        actions: body.actions ?? current.actions,
-      });
-      const mold = await updateMold(db, params.slug, body);
-      if (!mold) throw notFound('Mold');
-      await recordAudit(db, auth, {
-        eventType: 'mold.updated',
-        action: 'update',
-        targetType: 'mold',
-        targetId: params.slug,
-      });
-      return mold;
-    },
+    handler: ({ db, auth, params, body }) => changeMold(db, auth, params.slug, body),
   }),
   defineRoute({
     method: 'DELETE',
@@ -138,15 +97,7 @@ export const moldRoutes = [
     summary: 'Delete a mold (its runs stay, with the copy they started with)',
     params: slugParams,
     responses: { 204: { description: 'Deleted' } },
-    handler: async ({ db, auth, params }) => {
-      if (!(await deleteMold(db, params.slug))) throw notFound('Mold');
-      await recordAudit(db, auth, {
-        eventType: 'mold.deleted',
-        action: 'delete',
-        targetType: 'mold',
-        targetId: params.slug,
-      });
-    },
+    handler: ({ db, auth, params }) => removeMold(db, auth, params.slug),
   }),
   ...(['publish', 'unpublish'] as const).map((action) =>
     defineRoute({
@@ -157,17 +108,7 @@ export const moldRoutes = [
       summary: action === 'publish' ? 'Publish a mold: every user of the tenant sees it' : 'Unpublish a mold',
       params: slugParams,
       responses: { 200: { description: 'The mold', schema: moldSchema } },
-      handler: async ({ db, auth, params }) => {
-        const mold = await setPublished(db, params.slug, action === 'publish');
-        if (!mold) throw notFound('Mold');
-        await recordAudit(db, auth, {
-          eventType: `mold.${action}ed`,
-          action,
-          targetType: 'mold',
-          targetId: params.slug,
-        });
-        return mold;
-      },
+      handler: ({ db, auth, params }) => publishMold(db, auth, params.slug, action),
     }),
   ),
 ];
