@@ -1,56 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { createTeamsCache, TEAMS_CACHE_TTL_MS } from '../../api/teams/cache';
-import { withTenant } from '../../db/tenancy';
+import { TEAMS_CACHE_TTL_MS } from '../../api/teams/cache';
 import { until } from '../support/processes';
-import { sessionToken, startApi, type TestApi, callApi } from '../support/harness';
+import { callApi, startApi } from '../support/harness';
+import { useTeamsSuite } from '../support/teamsSuite';
 
-// Teams over real HTTP: CRUD, members, group mappings, roles, the hierarchy rule, the per-tenant
-// /teams cache and tenant isolation.
+// Teams over real HTTP: the per-tenant /teams cache, team CRUD, access and tenant isolation.
 
-const run = randomUUID().slice(0, 8);
-const tenantA = `teams-a-${run}`;
-const tenantB = `teams-b-${run}`;
-let api: TestApi;
-let clock = Date.now();
+const teams = useTeamsSuite();
+const { call, createTeam, uniqueName, slugsOf, insertBehindTheApi, advanceClock } = teams;
+let run: string;
 let adminA: { token: string; tenantId: string; userId: string };
 let viewerA: { token: string; userId: string };
 let adminB: { token: string; tenantId: string; userId: string };
-
-beforeAll(async () => {
-  api = await startApi();
-  // The app's /teams cache runs on a clock this file controls.
-  api.deps.teamsCache = createTeamsCache(api.deps.changes, () => clock);
-  adminA = await sessionToken({ tenant: tenantA, email: 'admin@a.test', roles: ['admin'] });
-  viewerA = await sessionToken({ tenant: tenantA, email: 'viewer@a.test', roles: ['viewer'] });
-  adminB = await sessionToken({ tenant: tenantB, email: 'admin@b.test', roles: ['admin'] });
-});
-afterAll(() => api.close());
-
-const call = (token: string, method: string, path: string, body?: unknown) => callApi(api, token, method, path, body);
-
-async function createTeam(body: Record<string, unknown>, token = adminA.token) {
-  const res = await call(token, 'POST', '/admin/teams', body);
-  expect(res.status).toBe(201);
-  return res.body as { id: string; slug: string; name: string; parent_id: string | null };
-}
-
-const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 6)}`;
-const slugsOf = (body: { teams: { slug: string }[] }) => body.teams.map((t) => t.slug);
-
-/** A team written straight to the database: no API write, so no cache drop. */
-async function insertBehindTheApi(tenantId: string): Promise<string> {
-  const slug = `hidden-${randomUUID().slice(0, 8)}`;
-  await withTenant(api.deps.db, tenantId, (trx) => trx('teams').insert({ tenant_id: tenantId, name: slug, slug }));
-  return slug;
-}
+beforeAll(() => ({ run, adminA, viewerA, adminB } = teams.suite));
 
 describe('the /teams cache', () => {
   test('GET /teams is served from the per-tenant cache for 3 minutes, then reloaded', async () => {
     await call(viewerA.token, 'GET', '/teams');
     const hidden = await insertBehindTheApi(adminA.tenantId);
-    clock += TEAMS_CACHE_TTL_MS - 1000;
+    advanceClock(TEAMS_CACHE_TTL_MS - 1000);
     expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).not.toContain(hidden);
-    clock += 1000;
+    advanceClock(1000);
     expect(slugsOf((await call(viewerA.token, 'GET', '/teams')).body)).toContain(hidden);
   });
 
@@ -235,130 +205,6 @@ describe('team CRUD', () => {
       all.teams.slice(0, 2).map((t: { id: string }) => t.id),
     );
     expect(admin.page.total).toBe(all.teams.length);
-  });
-});
-
-describe('team hierarchy', () => {
-  test('a parent must be a team of the tenant, and no move may make a team its own ancestor; each refused move is audited as a failure', async () => {
-    const a = await createTeam({ name: uniqueName('Root') });
-    const b = await createTeam({ name: uniqueName('Middle'), parent_id: a.id });
-    const c = await createTeam({ name: uniqueName('Leaf'), parent_id: b.id });
-    expect(c.parent_id).toBe(b.id);
-
-    const self = await call(adminA.token, 'PUT', `/admin/teams/${a.id}`, { parent_id: a.id });
-    expect(self.status).toBe(409);
-    expect(self.body.error.message).toMatch(/own parent/);
-    const cycle = await call(adminA.token, 'PUT', `/admin/teams/${a.id}`, { parent_id: c.id });
-    expect(cycle.status).toBe(409);
-    expect(cycle.body.error.message).toMatch(/own ancestor/);
-    expect((await call(adminA.token, 'PUT', `/admin/teams/${b.id}`, { parent_id: c.id })).status).toBe(409);
-    expect((await call(adminA.token, 'GET', `/admin/teams/${a.id}`)).body.parent_id).toBeNull();
-    // Each refused move leaves a failure entry on the team, though its transaction rolled back.
-    const refusals = (await call(adminA.token, 'GET', `/teams/${a.id}`)).body.audit_log.filter(
-      (e: { status: string }) => e.status === 'failure',
-    );
-    expect(refusals).toEqual([
-      expect.objectContaining({
-        eventType: 'team.updated',
-        action: 'update',
-        targetId: a.id,
-        errorMessage: expect.stringMatching(/own ancestor/),
-      }),
-      expect.objectContaining({
-        eventType: 'team.updated',
-        action: 'update',
-        targetId: a.id,
-        errorMessage: expect.stringMatching(/own parent/),
-      }),
-    ]);
-
-    const missing = await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: randomUUID() });
-    expect(missing.status).toBe(400);
-    expect(missing.body.error.details).toEqual([{ field: 'body.parent_id', message: 'no such team' }]);
-    expect((await call(adminA.token, 'POST', '/admin/teams', { name: 'orphan', parent_id: randomUUID() })).status).toBe(
-      400,
-    );
-
-    // Allowed moves: a leaf under the root, and clearing a parent.
-    expect((await call(adminA.token, 'PUT', `/admin/teams/${c.id}`, { parent_id: a.id })).body.parent_id).toBe(a.id);
-    expect((await call(adminA.token, 'PUT', `/admin/teams/${b.id}`, { parent_id: null })).body.parent_id).toBeNull();
-  });
-
-  test('deleting a parent keeps its children, without a parent', async () => {
-    const parent = await createTeam({ name: uniqueName('Parent') });
-    const child = await createTeam({ name: uniqueName('Child'), parent_id: parent.id });
-    expect((await call(adminA.token, 'DELETE', `/admin/teams/${parent.id}`)).status).toBe(204);
-    expect((await call(adminA.token, 'GET', `/admin/teams/${child.id}`)).body.parent_id).toBeNull();
-  });
-});
-
-describe('members, mappings and roles', () => {
-  test('members: add, list, duplicate 409, unknown user 404, bad role 400, remove, remove again 404', async () => {
-    const team = await createTeam({ name: uniqueName('Members') });
-    const path = `/admin/teams/${team.id}/members`;
-    const added = await call(adminA.token, 'POST', path, { user_id: viewerA.userId, role: 'member' });
-    expect(added.status).toBe(201);
-    expect(added.body).toEqual({ user_id: viewerA.userId, name: 'viewer', email: 'viewer@a.test', role: 'member' });
-    expect((await call(adminA.token, 'GET', path)).body).toEqual({ members: [added.body], next_cursor: '' });
-    expect((await call(adminA.token, 'POST', path, { user_id: viewerA.userId, role: 'lead' })).status).toBe(409);
-    expect((await call(adminA.token, 'POST', path, { user_id: randomUUID(), role: 'member' })).status).toBe(404);
-    expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId, role: 'owner' })).status).toBe(400);
-    expect((await call(adminA.token, 'POST', path, { user_id: adminA.userId })).status).toBe(400);
-    expect(
-      (
-        await call(adminA.token, 'POST', `/admin/teams/${randomUUID()}/members`, {
-          user_id: adminA.userId,
-          role: 'member',
-        })
-      ).status,
-    ).toBe(404);
-    expect((await call(adminA.token, 'DELETE', `${path}/${viewerA.userId}`)).status).toBe(204);
-    expect((await call(adminA.token, 'DELETE', `${path}/${viewerA.userId}`)).status).toBe(404);
-    expect((await call(adminA.token, 'DELETE', `${path}/nope`)).status).toBe(400);
-  });
-
-  test('mappings: add with the default role, list, duplicate 409, bad provider 400, remove; another team cannot remove it', async () => {
-    const team = await createTeam({ name: uniqueName('Mapped') });
-    const other = await createTeam({ name: uniqueName('Other') });
-    const path = `/admin/teams/${team.id}/mappings`;
-    const added = await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a' });
-    expect(added.status).toBe(201);
-    expect(added.body).toEqual({ id: expect.any(String), group_name: `eng-${run}`, provider: 'idp-a', role: 'member' });
-    expect((await call(adminA.token, 'GET', path)).body).toEqual({ mappings: [added.body], next_cursor: '' });
-    expect(
-      (await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-a', role: 'lead' })).status,
-    ).toBe(409);
-    expect((await call(adminA.token, 'POST', path, { group_name: `eng-${run}`, provider: 'idp-b' })).status).toBe(201);
-    expect((await call(adminA.token, 'POST', path, { group_name: 'x', provider: 'okta' })).status).toBe(400);
-    expect((await call(adminA.token, 'POST', path, { group_name: '', provider: 'idp-a' })).status).toBe(400);
-    expect((await call(adminA.token, 'DELETE', `/admin/teams/${other.id}/mappings/${added.body.id}`)).status).toBe(404);
-    expect((await call(adminA.token, 'DELETE', `${path}/${added.body.id}`)).status).toBe(204);
-    expect((await call(adminA.token, 'DELETE', `${path}/${added.body.id}`)).status).toBe(404);
-  });
-
-  test('team roles: add by built-in name or bundle name (stored as its id), list, duplicate 409, unknown 404, remove by either', async () => {
-    const team = await createTeam({ name: uniqueName('Roled') });
-    const bundle = (
-      await call(adminA.token, 'POST', '/admin/role-bundles', {
-        name: `team-bundle-${run}`,
-        permissions: ['forge:read'],
-      })
-    ).body;
-    const path = `/admin/teams/${team.id}/roles`;
-    expect((await call(adminA.token, 'POST', path, { role_id: 'viewer' })).status).toBe(201);
-    const byName = await call(adminA.token, 'POST', path, { role_id: bundle.name });
-    expect(byName.status).toBe(201);
-    expect(byName.body).toEqual(expect.objectContaining({ id: bundle.id, name: bundle.name, built_in: false }));
-    expect((await call(adminA.token, 'GET', path)).body.roles.map((r: { id: string }) => r.id)).toEqual([
-      'viewer',
-      bundle.id,
-    ]);
-    expect((await call(adminA.token, 'POST', path, { role_id: bundle.id })).status).toBe(409);
-    expect((await call(adminA.token, 'POST', path, { role_id: 'root' })).status).toBe(404);
-    expect((await call(adminA.token, 'POST', path, { role: 'viewer' })).status).toBe(400);
-    expect((await call(adminA.token, 'DELETE', `${path}/${encodeURIComponent(bundle.name)}`)).status).toBe(204);
-    expect((await call(adminA.token, 'DELETE', `${path}/viewer`)).status).toBe(204);
-    expect((await call(adminA.token, 'DELETE', `${path}/viewer`)).status).toBe(404);
   });
 });
 
