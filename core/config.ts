@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 // Environment → typed configuration, read once. Every variable here is documented in the
@@ -73,6 +74,17 @@ export interface Config {
     /** How often the schedule prunes. */
     intervalMs: number;
   };
+  /** What operators scrape (README, Operators). */
+  metrics: {
+    /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+    token?: string;
+    /** When set, /metrics is served on this port (a listener of its own) and not on `port`. */
+    port?: number;
+    /** The separate listener's address; only with `port`. */
+    host: string;
+    /** Where each worker process serves the Temporal SDK's metrics (`ip:port`); undefined: off. */
+    workerAddress?: string;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -92,6 +104,51 @@ function positiveIntFrom(env: Env, name: string, fallback: number): number {
   const value = intFrom(env, name, fallback);
   if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
   return value;
+}
+
+function portFrom(env: Env, name: string): number | undefined {
+  if (!env[name]) return undefined;
+  const port = intFrom(env, name, 0);
+  if (port < 1 || port > 65_535) throw new Error(`${name} must be a port (1-65535), got "${env[name]}"`);
+  return port;
+}
+
+/**
+ * `ip:port` or `[ipv6]:port`, as the Temporal SDK binds it (an address, not a host name; a
+ * fixed port, so it can be scraped). Empty disables; unset takes the fallback.
+ */
+function bindAddressFrom(env: Env, name: string, fallback: string): string | undefined {
+  const raw = (env[name] ?? fallback).trim();
+  if (raw === '') return undefined;
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw);
+  const ip = match?.[1] ?? match?.[2] ?? '';
+  const port = Number(match?.[3]);
+  if (!match || isIP(ip) !== (match[1] ? 6 : 4) || !(port >= 1 && port <= 65_535))
+    throw new Error(`${name} must be ip:port (e.g. 127.0.0.1:9464, [::1]:9464) or empty to disable, got "${raw}"`);
+  return raw;
+}
+
+/** Sent in a header and compared whole: printable, no spaces, long enough not to be guessed. */
+function metricsTokenFrom(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (!/^[\x21-\x7e]{16,}$/.test(raw))
+    throw new Error(`${name} must be at least 16 printable characters without spaces`);
+  return raw;
+}
+
+function metricsFrom(env: Env, mainPort: number): Config['metrics'] {
+  const port = portFrom(env, 'SHIPYARD_METRICS_PORT');
+  if (port !== undefined && port === mainPort)
+    throw new Error(`SHIPYARD_METRICS_PORT must differ from PORT (${mainPort}); unset it to serve /metrics there`);
+  if (env.SHIPYARD_METRICS_HOST && port === undefined)
+    throw new Error('SHIPYARD_METRICS_HOST applies only with SHIPYARD_METRICS_PORT');
+  return {
+    token: metricsTokenFrom(env, 'SHIPYARD_METRICS_TOKEN'),
+    port,
+    host: env.SHIPYARD_METRICS_HOST || '127.0.0.1',
+    workerAddress: bindAddressFrom(env, 'SHIPYARD_WORKER_METRICS_ADDRESS', '127.0.0.1:9464'),
+  };
 }
 
 const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -159,8 +216,9 @@ export function loadConfig(env: Env = process.env): Config {
   const pgPort = intFrom(env, 'SHIPYARD_PG_PORT', 5432);
   const pgDatabase = env.SHIPYARD_PG_DATABASE ?? 'shipyard';
   const localUrl = (role: string) => `postgres://${role}:${role}@${pgHost}:${pgPort}/${pgDatabase}`;
+  const port = intFrom(env, 'PORT', 8080);
   return {
-    port: intFrom(env, 'PORT', 8080),
+    port,
     host: env.HOST ?? '0.0.0.0',
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: parseByteSize(env.BODY_LIMIT ?? '1mb'),
@@ -205,5 +263,6 @@ export function loadConfig(env: Env = process.env): Config {
       auditDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_AUDIT_DAYS', 365),
       intervalMs: durationFrom(env, 'SHIPYARD_RETENTION_INTERVAL', '1h'),
     },
+    metrics: metricsFrom(env, port),
   };
 }

@@ -75,3 +75,38 @@ test('durations accept seconds, minutes, hours and days', () => {
   expect(parseDuration('2d')).toBe(2 * 86_400_000);
   expect(() => parseDuration('1w')).toThrow(/not a duration/);
 });
+
+test('metrics default to /metrics on the main port without a token, and worker metrics on 127.0.0.1:9464', () => {
+  expect(loadConfig({}).metrics).toEqual({
+    token: undefined,
+    port: undefined,
+    host: '127.0.0.1',
+    workerAddress: '127.0.0.1:9464',
+  });
+});
+
+test('metrics settings: a token, a separate port and host, an IPv6 worker address, or none (empty disables)', () => {
+  const token = 'scrape-token-0123456789';
+  expect(
+    loadConfig({
+      SHIPYARD_METRICS_TOKEN: token,
+      SHIPYARD_METRICS_PORT: '9100',
+      SHIPYARD_METRICS_HOST: '0.0.0.0',
+      SHIPYARD_WORKER_METRICS_ADDRESS: '[::1]:9465',
+    }).metrics,
+  ).toEqual({ token, port: 9100, host: '0.0.0.0', workerAddress: '[::1]:9465' });
+  expect(loadConfig({ SHIPYARD_WORKER_METRICS_ADDRESS: '' }).metrics.workerAddress).toBeUndefined();
+});
+
+test('malformed metrics settings stop the start, naming the variable', () => {
+  expect(() => loadConfig({ SHIPYARD_METRICS_PORT: '70000' })).toThrow(/SHIPYARD_METRICS_PORT must be a port/);
+  expect(() => loadConfig({ SHIPYARD_METRICS_PORT: 'nine' })).toThrow(/SHIPYARD_METRICS_PORT must be a non-negative/);
+  expect(() => loadConfig({ PORT: '9100', SHIPYARD_METRICS_PORT: '9100' })).toThrow(/must differ from PORT/);
+  expect(() => loadConfig({ SHIPYARD_METRICS_HOST: '0.0.0.0' })).toThrow(/only with SHIPYARD_METRICS_PORT/);
+  expect(() => loadConfig({ SHIPYARD_METRICS_TOKEN: 'short' })).toThrow(/SHIPYARD_METRICS_TOKEN must be at least 16/);
+  expect(() => loadConfig({ SHIPYARD_METRICS_TOKEN: 'has a space in it, too long' })).toThrow(/without spaces/);
+  for (const address of ['localhost:9464', '127.0.0.1', '127.0.0.1:0', '::1:9464', '[127.0.0.1]:9464'])
+    expect(() => loadConfig({ SHIPYARD_WORKER_METRICS_ADDRESS: address })).toThrow(
+      /SHIPYARD_WORKER_METRICS_ADDRESS must be ip:port/,
+    );
+});
