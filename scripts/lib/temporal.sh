@@ -8,6 +8,10 @@ TEMPORAL_ADDR="127.0.0.1:$SHIPYARD_TEMPORAL_PORT"
 # `default` serves `npm start`; tests run in their own namespace so a running dev stack's
 # workers never pick up test workflows.
 TEMPORAL_NAMESPACES=(default shipyard-test)
+# The custom search attributes (all Keyword) an operator filters by in the Web UI: the names of
+# core/searchAttributes.ts, which test/unit/searchAttributes.test.ts keeps equal to this list
+# (and to docker-compose.yml's). Opaque ids and a kind only: they are indexed in the clear.
+TEMPORAL_SEARCH_ATTRIBUTES=(ShipyardTenant ShipyardMold ShipyardKind)
 
 temporal_install() {
   [ -x "$TEMPORAL_BIN" ] && return 0
@@ -31,6 +35,10 @@ temporal_start() {
   mkdir -p "$SHIPYARD_DATA/temporal"
   local ns_args=() ns
   for ns in "${TEMPORAL_NAMESPACES[@]}"; do ns_args+=(--namespace "$ns"); done
+  # Registered at start in every namespace above (temporal_ensure_search_attributes covers a
+  # server started before they existed, and namespaces created later).
+  local sa
+  for sa in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do ns_args+=(--search-attribute "$sa=Keyword"); done
   # Payloads are encrypted (core/crypto): the Web UI asks the API's codec endpoint, which
   # answers platform operators only, to show them (see the README's Security section).
   spawn_detached "$TEMPORAL_PID" "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 \
@@ -43,6 +51,24 @@ temporal_start() {
 temporal_wait() {
   wait_until temporal 90 temporal_answers || { show_log_tail "$TEMPORAL_LOG"; die "temporal did not start"; }
   wait_until temporal-ui 30 temporal_ui_answers || { show_log_tail "$TEMPORAL_LOG"; die "the temporal web UI did not start"; }
+}
+
+# Registers the search attributes in each namespace given (default: TEMPORAL_NAMESPACES) of a
+# running server. Idempotent: the CLI accepts an attribute that exists with the same type, and an
+# "already exists" from another CLI version is fine too; one registered with another type is not.
+temporal_ensure_search_attributes() {
+  local namespaces=("$@") ns sa out
+  [ ${#namespaces[@]} -gt 0 ] || namespaces=("${TEMPORAL_NAMESPACES[@]}")
+  for ns in "${namespaces[@]}"; do
+    # One per call: CLI v1.5.1 given several --name with one --type registers only the first.
+    for sa in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do
+      if ! out="$("$TEMPORAL_BIN" operator search-attribute create --address "$TEMPORAL_ADDR" \
+        --namespace "$ns" --name "$sa" --type Keyword 2>&1)"; then
+        if grep -q 'already exists' <<<"$out" && ! grep -q 'different type' <<<"$out"; then continue; fi
+        die "registering the search attribute $sa in the temporal namespace $ns failed: $out"
+      fi
+    done
+  done
 }
 
 temporal_stop() { stop_pidfile "$TEMPORAL_PID" temporal; }

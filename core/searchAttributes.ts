@@ -1,0 +1,44 @@
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { UUID } from './ids';
+
+// What an operator filters workflows by in the Temporal Web UI (see the README). Temporal indexes search attributes, so they bypass the payload codec and are
+// stored and shown in the clear: only opaque ids go here (a tenant's and a mold's uuid) and the
+// kind, never a name, slug, email or anything else a tenant wrote. Readable details go in the
+// memo, which the codec encrypts.
+//
+// The names are registered (Keyword) by scripts/lib/temporal.sh, docker-compose.yml and the test
+// suite's globalSetup; test/unit/searchAttributes.test.ts keeps those lists equal to this one.
+
+export const SHIPYARD_TENANT = defineSearchAttributeKey('ShipyardTenant', SearchAttributeType.KEYWORD);
+export const SHIPYARD_MOLD = defineSearchAttributeKey('ShipyardMold', SearchAttributeType.KEYWORD);
+export const SHIPYARD_KIND = defineSearchAttributeKey('ShipyardKind', SearchAttributeType.KEYWORD);
+type KeywordKey = typeof SHIPYARD_KIND;
+
+/** Every custom search attribute a Shipyard workflow may carry, for registration. */
+export const SEARCH_ATTRIBUTE_KEYS: readonly KeywordKey[] = [SHIPYARD_TENANT, SHIPYARD_MOLD, SHIPYARD_KIND];
+
+/** The values of ShipyardKind: which kind of Shipyard workflow it is. */
+export const WORKFLOW_KINDS = ['forge-run', 'worker-probe', 'retention'] as const;
+export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
+
+/**
+ * The search attributes of a workflow start (`typedSearchAttributes`). Ids must be uuids: a
+ * value that is not one is refused rather than indexed in the clear.
+ */
+export function shipyardSearchAttributes(of: {
+  kind: WorkflowKind;
+  tenantId?: string;
+  moldId?: string;
+}): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [{ key: SHIPYARD_KIND, value: of.kind }];
+  const ids: [KeywordKey, string | undefined][] = [
+    [SHIPYARD_TENANT, of.tenantId],
+    [SHIPYARD_MOLD, of.moldId],
+  ];
+  for (const [key, value] of ids) {
+    if (value === undefined) continue;
+    if (!UUID.test(value)) throw new Error(`search attribute ${key.name} takes a uuid, never other tenant data`);
+    pairs.push({ key, value });
+  }
+  return pairs;
+}
