@@ -5,6 +5,8 @@ import type { AppDeps } from './deps';
 import { ApiError } from '../core/errors';
 import { errorHandler } from './http/errorHandler';
 import { jsonBody } from './http/jsonBody';
+import { METRICS_PATH, metricsHandler } from './metrics/endpoint';
+import { requestMetrics, routeTemplates } from './metrics/requests';
 import { requestContext } from './http/requestContext';
 import type { RouteDefinition } from './http/route';
 import { buildApiRouter } from './http/router';
@@ -23,13 +25,19 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     (ctx?.state.log ?? deps.logger).error({ err }, 'response failed after it began');
   });
-  const api = buildApiRouter(withApiReference(routes), deps);
+  const documented = withApiReference(routes);
+  const api = buildApiRouter(documented, deps);
   const root = new Router();
   // Liveness only: answers while the process serves HTTP, whatever the services' state.
   root.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  // For operators, outside /api/v1 and its document. With SHIPYARD_METRICS_PORT it is served by
+  // a listener of its own (api/server.ts) and is a 404 here.
+  if (deps.config.metrics.port === undefined) root.get(METRICS_PATH, metricsHandler(deps));
 
+  // First, so it sees every request's final status, error envelopes included.
+  app.use(requestMetrics(routeTemplates(documented, ['/healthz', METRICS_PATH])));
   app.use(requestContext(deps.logger));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(errorHandler());

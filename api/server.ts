@@ -3,6 +3,7 @@ import { buildApp } from './app';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
 import { closeDeps, createDeps } from './deps';
+import { buildMetricsApp } from './metrics/endpoint';
 
 /**
  * Runs the API until SIGINT/SIGTERM, then stops taking connections, lets in-flight requests
@@ -14,6 +15,12 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, logger);
   const server = createServer(buildApp(deps).callback());
   server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
+  // SHIPYARD_METRICS_PORT: /metrics on a listener of its own (e.g. loopback only), not on PORT.
+  const { port: metricsPort, host: metricsHost } = config.metrics;
+  const metricsServer = metricsPort === undefined ? undefined : createServer(buildMetricsApp(deps).callback());
+  metricsServer?.listen(metricsPort, metricsHost, () =>
+    logger.info({ port: metricsPort, host: metricsHost }, 'metrics listening'),
+  );
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -21,6 +28,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'api shutting down');
     const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    // Scrapes are short and replayable: the metrics listener closes at once.
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     server.close(async () => {
       clearTimeout(force);
       await closeDeps(deps);

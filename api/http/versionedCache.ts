@@ -1,4 +1,5 @@
 import type { ChangeListener } from '../../db/notifications';
+import { cacheCounters, type CacheCounters } from '../metrics/registry';
 
 export type Clock = () => number;
 
@@ -25,12 +26,17 @@ export class VersionedCache<V> {
   /** Loads under way, shared by concurrent misses of the same key. */
   private readonly loads = new Map<string, { version: CacheVersion | undefined; value: Promise<V | undefined> }>();
   private epoch = 0;
+  private readonly counters: CacheCounters;
 
+  /** `name` labels its hit and miss counters (shipyard_cache_hits_total{cache=name}). */
   constructor(
     private readonly ttlMs: number,
     private readonly now: Clock = Date.now,
     private readonly isLive: () => boolean = () => true,
-  ) {}
+    readonly name = 'unnamed',
+  ) {
+    this.counters = cacheCounters(name);
+  }
 
   get(key: string): V | undefined {
     const entry = this.isLive() ? this.entries.get(key) : undefined;
@@ -82,7 +88,11 @@ export class VersionedCache<V> {
    */
   async getOrLoad<R extends V | undefined>(key: string, load: () => Promise<R>): Promise<V | R> {
     const cached = this.get(key);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.counters.hit();
+      return cached;
+    }
+    this.counters.miss();
     const version = this.version(key);
     const shared = this.loads.get(key);
     if (shared && version && sameVersion(shared.version, version)) return shared.value as Promise<R>;
@@ -105,7 +115,7 @@ export type ChangeSource = Pick<ChangeListener, 'on' | 'onLost' | 'listening'>;
 /**
  * A cache kept in step with every API process by Postgres notifications: `onChange` applies
  * each payload announced on `channel`; losing the listener clears it, and it stays inert until
- * the listener is back.
+ * the listener is back. Its metrics are labelled `name`, or else its channel.
  */
 export function notifiedCache<V>(
   changes: ChangeSource,
@@ -113,10 +123,16 @@ export function notifiedCache<V>(
     ttlMs: number;
     now: Clock;
     channel: string;
+    name?: string;
     onChange: (cache: VersionedCache<V>, payload: string) => void;
   },
 ): VersionedCache<V> {
-  const cache = new VersionedCache<V>(options.ttlMs, options.now, () => changes.listening);
+  const cache = new VersionedCache<V>(
+    options.ttlMs,
+    options.now,
+    () => changes.listening,
+    options.name ?? options.channel,
+  );
   changes.on(options.channel, (payload) => options.onChange(cache, payload));
   changes.onLost(() => cache.clear());
   return cache;
