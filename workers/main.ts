@@ -2,7 +2,7 @@ import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
 import { createPool } from '../db/pool';
 import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
-import { createPoolWorkers, installTemporalLogging } from './pools';
+import { createPoolWorkers, installTemporalRuntime } from './pools';
 
 /**
  * Worker entry point. `main.ts forge` runs the forge pool alone (one container per pool in
@@ -16,11 +16,15 @@ async function main(args: string[]): Promise<void> {
 
   const config = loadConfig();
   const logger = createLogger(config, `worker:${pools.join('+')}`);
-  installTemporalLogging(logger);
+  // First: the SDK's runtime takes its settings only before any connection exists.
+  installTemporalRuntime(logger, config.metrics.workerAddress);
   const db = createPool(config.database.appUrl, config.database.poolMax);
   try {
     const workers = await createPoolWorkers(pools, config, { db, config });
-    logger.info({ pools, namespace: config.temporal.namespace }, 'workers running');
+    logger.info(
+      { pools, namespace: config.temporal.namespace, metrics: config.metrics.workerAddress ?? 'off' },
+      'workers running',
+    );
     await workers.run();
     logger.info('workers stopped');
   } finally {

@@ -30,13 +30,35 @@ const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'
   ERROR: 'error',
 };
 
-/** Routes the Temporal SDK's own log lines into our JSON logs. Once per process. */
+/**
+ * Installs the Temporal SDK's runtime, once per process and before any worker or connection:
+ * its log lines go into our JSON logs, and with `metricsAddress` (`ip:port`) it serves its own
+ * metrics (`temporal_*`, durations in milliseconds as Temporal's dashboards expect) in Prometheus
+ * format at http://<metricsAddress>/metrics. An address that cannot be bound is logged as an
+ * error and the workers run without metrics: losing metrics should not stop the work.
+ */
+export function installTemporalRuntime(logger: Logger, metricsAddress?: string): void {
+  const sdkLogger = new DefaultLogger('INFO', ({ level, message, meta }) =>
+    logger[PINO_LEVEL[level]]({ ...meta, component: 'temporal-sdk' }, message),
+  );
+  if (metricsAddress) {
+    try {
+      Runtime.install({
+        logger: sdkLogger,
+        telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } },
+      });
+      return;
+    } catch (err) {
+      // The SDK binds the address inside install; a failure leaves no runtime installed.
+      logger.error({ err, address: metricsAddress }, 'worker metrics unavailable: cannot serve them there');
+    }
+  }
+  Runtime.install({ logger: sdkLogger });
+}
+
+/** The runtime with our logging and no metrics (the test suite's in-process workers). */
 export function installTemporalLogging(logger: Logger): void {
-  Runtime.install({
-    logger: new DefaultLogger('INFO', ({ level, message, meta }) =>
-      logger[PINO_LEVEL[level]]({ ...meta, component: 'temporal-sdk' }, message),
-    ),
-  });
+  installTemporalRuntime(logger);
 }
 
 /**
