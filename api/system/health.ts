@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps';
+import { shipyardSearchAttributes } from '../../core/searchAttributes';
 import { TASK_QUEUES, WORKER_POOLS, type WorkerPool } from '../../core/taskQueues';
 import type { workerProbe } from '../../workflows/probe';
 import { poolUsage, probeDatabase } from './databaseChecks';
@@ -49,6 +50,7 @@ async function probePool(deps: AppDeps, pool: WorkerPool): Promise<PoolHealth> {
           workflowId: `worker-probe-${pool}-${randomUUID()}`,
           args: [pool],
           workflowExecutionTimeout: PROBE_TIMEOUT_MS,
+          typedSearchAttributes: shipyardSearchAttributes({ kind: 'worker-probe' }),
         }),
       ),
     PROBE_TIMEOUT_MS + SERVICE_TIMEOUT_MS,

@@ -5,6 +5,7 @@ import { withTenant } from '../../db/tenancy';
 import type { CallerPrincipal } from '../auth/principal';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
 import { ApiError, invalid, notFound } from '../errors';
+import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { decisionConflict } from './decisionRules';
 import { checkRunParameters } from './moldRules';
@@ -61,7 +62,7 @@ export async function startRun(
 ) {
   const id = randomUUID();
   const workflowId = forgeWorkflowId(id);
-  const { run, steps, parameters, moldSlug } = await inTenant(deps, caller, async (trx) => {
+  const { run, steps, parameters, moldSlug, moldId, moldName } = await inTenant(deps, caller, async (trx) => {
     const mold = await findMold(trx, request.moldSlug);
     if (!mold) throw notFound('Mold');
     const { values, problems } = checkRunParameters(mold.parameters, request.parameters);
@@ -88,7 +89,14 @@ export async function startRun(
       workflowId,
       steps: runSteps,
     });
-    return { run: inserted, steps: runSteps, parameters: values, moldSlug: mold.slug };
+    return {
+      run: inserted,
+      steps: runSteps,
+      parameters: values,
+      moldSlug: mold.slug,
+      moldId: mold.id,
+      moldName: mold.name,
+    };
   });
 
   try {
@@ -96,6 +104,10 @@ export async function startRun(
       taskQueue: TASK_QUEUES.forge,
       workflowId,
       args: [{ tenantId: caller.tenantId, runId: id, steps, parameters }],
+      // Indexed in the clear for the Web UI's filters: opaque ids only. The memo is what an
+      // operator reads, and is encrypted by the data converter like every payload.
+      typedSearchAttributes: shipyardSearchAttributes({ kind: 'forge-run', tenantId: caller.tenantId, moldId }),
+      memo: { moldName, moldSlug, startedBy: actorOf(caller).actor },
     });
   } catch (err) {
     const reason = `its workflow could not be started (${(err as Error).message})`;

@@ -1,5 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
+import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { RETENTION_SCHEDULE_ID, retentionPolicyOf, type PruneRetentionWorkflow } from './retentionRules';
 
@@ -17,6 +18,8 @@ export async function ensureRetentionSchedule(client: Client, config: Config): P
     workflowId: RETENTION_SCHEDULE_ID,
     taskQueue: TASK_QUEUES.platform,
     args: [retentionPolicyOf(config)] as Parameters<PruneRetentionWorkflow>,
+    // Each prune it starts carries them: ShipyardKind = 'retention' in the Web UI's filter.
+    typedSearchAttributes: shipyardSearchAttributes({ kind: 'retention' }),
   };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP };
   try {
