@@ -30,6 +30,7 @@ import { FAKES_HOST } from '../support/testEnv';
 type Payload = temporal.api.common.v1.IPayload;
 
 const run = randomUUID().slice(0, 8);
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // Recognisable values in every place a run's data reaches history.
 const MARK = {
   parameter: `param-${run}-payments`,
@@ -175,7 +176,7 @@ describe('a forge run with a parameter, a request header, an approval comment, a
     expect(text(failed.encodedAttributes?.metadata?.encoding)).toBe('binary/encrypted');
   });
 
-  test("every payload in it is binary/encrypted under the current key id, but the local-activity markers' own bookkeeping", () => {
+  test("every payload in it is binary/encrypted under the current key id, but the local-activity markers' own bookkeeping and the search attributes' opaque ids", () => {
     const payloads = payloadsIn(history);
     expect(payloads.length).toBeGreaterThan(20);
     // The SDK core writes each local-activity marker's `data` (activity id and type, attempt,
@@ -183,12 +184,28 @@ describe('a forge run with a parameter, a request header, an approval comment, a
     const markerData = history.events!.flatMap(
       (event) => event.markerRecordedEventAttributes?.details?.data?.payloads ?? [],
     );
-    expect(payloads.filter((payload) => text(payload.metadata?.encoding) !== 'binary/encrypted')).toEqual(markerData);
+    // Temporal indexes search attributes, so they bypass codecs: they hold only uuids and a kind.
+    const searchAttributes = history.events!.flatMap((event) =>
+      Object.values(event.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? {}),
+    );
+    const plain = [...markerData, ...searchAttributes];
+    expect(payloads.filter((payload) => text(payload.metadata?.encoding) !== 'binary/encrypted')).toEqual(
+      expect.arrayContaining(plain),
+    );
+    expect(payloads.filter((payload) => text(payload.metadata?.encoding) !== 'binary/encrypted')).toHaveLength(
+      plain.length,
+    );
     for (const payload of markerData) {
       expect(JSON.parse(text(payload.data))).toEqual(expect.objectContaining({ activity_type: expect.any(String) }));
     }
+    const indexed = searchAttributes.map((payload) => JSON.parse(text(payload.data)) as string);
+    expect(indexed.filter((value) => value !== 'forge-run')).toEqual([
+      expect.stringMatching(UUID_PATTERN),
+      expect.stringMatching(UUID_PATTERN),
+    ]);
+    expect(indexed).toContain('forge-run');
     const keyIds = new Set(
-      payloads.filter((p) => !markerData.includes(p)).map((payload) => text(payload.metadata?.['encryption-key-id'])),
+      payloads.filter((p) => !plain.includes(p)).map((payload) => text(payload.metadata?.['encryption-key-id'])),
     );
     expect([...keyIds]).toEqual([api.deps.keyring.currentKeyId]);
   });

@@ -71,7 +71,7 @@ describe('with a pool stopped or Temporal unreachable', () => {
       await api.close();
       await workers.stop();
     }
-  });
+  }, 30_000);
 
   test('an unreachable Temporal is reported down, with every pool down, while the other services stay up', async () => {
     const config = testConfig();
