@@ -26,6 +26,7 @@ export function createApiKeyCache(changes: ChangeSource, now: Clock = Date.now):
   return notifiedCache<CachedApiKey>(changes, {
     ttlMs: TTL_MS,
     now,
+    name: 'api_key',
     channel: API_KEY_REVOKED_CHANNEL,
     onChange: (cache, keyId) => cache.evictWhere((key) => key.keyId === keyId),
   });

@@ -15,6 +15,7 @@ export function createTeamsCache(changes: ChangeSource, now: Clock = Date.now): 
   return notifiedCache<TeamListItem[]>(changes, {
     ttlMs: TEAMS_CACHE_TTL_MS,
     now,
+    name: 'teams',
     channel: TEAMS_CHANGED_CHANNEL,
     onChange: (cache, tenantId) => cache.invalidate(tenantId),
   });

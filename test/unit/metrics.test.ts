@@ -9,8 +9,9 @@ import { VersionedCache } from '../../api/http/versionedCache';
 async function counted(labels: Record<string, string>): Promise<number> {
   const { values } = await httpRequests.get();
   return (
-    values.find((value) => Object.entries(labels).every(([key, label]) => String(value.labels[key]) === label))
-      ?.value ?? 0
+    values.find((value) =>
+      Object.entries(labels).every(([key, label]) => String((value.labels as Record<string, unknown>)[key]) === label),
+    )?.value ?? 0
   );
 }
 
