@@ -2,7 +2,7 @@ import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
 import { notFound } from '../../core/errors';
 import { invalidCursor } from '../../core/paging';
-import { decideRun, startRun } from '../../core/forge/commands';
+import { decideRun, startRun } from '../../core/forge/runCommands';
 import { findRun, listLogs, listRuns, runStats, runStatus } from '../../core/forge/runStore';
 import { DECISION_KINDS, RUN_STATUSES, type DecisionKind } from '../../core/forge/types';
 import {
