@@ -22,11 +22,19 @@ export class ChangeListener {
     private readonly logger: Logger,
   ) {}
 
-  /** One handler per channel: a later one replaces the earlier. */
-  on(channel: string, handler: (payload: string) => void): void {
+  /**
+   * One handler per channel: a later one replaces the earlier. Resolves once the channel's LISTEN
+   * is in place, so a notification sent after that arrives. While the connection is down it
+   * resolves at once: `listening` is then false, and the caller must not count on notifications.
+   */
+  on(channel: string, handler: (payload: string) => void): Promise<void> {
     const known = this.handlers.has(channel);
     this.handlers.set(channel, handler);
-    if (!known && this.listening) this.client?.query(`listen ${channel}`).catch((err: Error) => this.lost(err));
+    if (known || !this.listening || !this.client) return Promise.resolve();
+    return this.client.query(`listen ${channel}`).then(
+      () => undefined,
+      (err: Error) => this.lost(err),
+    );
   }
 
   onLost(handler: () => void): void {

@@ -151,7 +151,7 @@ export const runRoutes = [
         );
         return { lines: page.items, next_cursor: page.next_cursor };
       }
-      const followers = runLogFollowers(deps.changes, deps.db);
+      const followers = runLogFollowers(deps.changes);
       const stream = streamRunLogs(
         deps.db,
         followers,

@@ -133,7 +133,8 @@ export function notifiedCache<V>(
     () => changes.listening,
     options.name ?? options.channel,
   );
-  changes.on(options.channel, (payload) => options.onChange(cache, payload));
+  // Caches are built before the listener starts, which then listens on every channel at once.
+  void changes.on(options.channel, (payload) => options.onChange(cache, payload));
   changes.onLost(() => cache.clear());
   return cache;
 }

@@ -33,7 +33,7 @@ function fakeChanges() {
   const lost: (() => void)[] = [];
   const changes: ChangeSource & { notify(channel: string, payload: string): void; lose(): void } = {
     listening: true,
-    on: (channel, handler) => void handlers.set(channel, handler),
+    on: async (channel, handler) => void handlers.set(channel, handler),
     onLost: (handler) => void lost.push(handler),
     notify: (channel, payload) => handlers.get(channel)?.(payload),
     lose() {
