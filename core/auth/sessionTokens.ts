@@ -2,6 +2,7 @@ import { createRemoteJWKSet, importJWK, importSPKI, jwtVerify, SignJWT, type JWK
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { readOrCreateKeyFile } from '../crypto/keyFile';
+import { sha256 } from './tokens';
 import type { Config } from '../config';
 
 /** What a session token says about its bearer (OIDC-style claims). */
@@ -52,7 +53,10 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
     : publicKeyPem
       ? await importSPKI(publicKeyPem, publicKeyAlg)
       : (await devKeyPair(config)).publicKey;
+  const verified = new VerifiedTokens();
   return async (token) => {
+    const known = verified.get(token);
+    if (known) return known;
     const { payload } = await jwtVerify(token, key as KeyLike, { issuer, audience });
     const { sub, email, email_verified, name, tenant_id: tenantId, groups, exp } = payload as Record<string, unknown>;
     if (
@@ -63,7 +67,7 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
     ) {
       throw new Error('session token lacks sub, email, tenant_id or exp');
     }
-    return {
+    const claims: SessionClaims = {
       subject: sub,
       email,
       emailVerified: email_verified === true,
@@ -72,7 +76,41 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
       groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
       expiresAt: new Date(exp * 1000),
     };
+    verified.set(token, claims);
+    return claims;
   };
+}
+
+/** How long a verified token's claims are reused at most (never past the token's own expiry). */
+const VERIFIED_TTL_MS = 5 * 60 * 1000;
+const VERIFIED_MAX = 10_000;
+
+/**
+ * Claims of tokens whose signature was checked recently, keyed by the token's SHA-256: a session
+ * sends the same token on every request, and the signature check was the largest cost of one.
+ * Bounded (the oldest entry goes first); an entry ends at the token's expiry, so an expired
+ * token is never accepted. A key removed from the identity provider's JWKS stops tokens at the
+ * latest VERIFIED_TTL_MS later.
+ */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { claims: SessionClaims; until: number }>();
+
+  get(token: string): SessionClaims | undefined {
+    const id = sha256(token);
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    if (Date.now() < entry.until) return entry.claims;
+    this.entries.delete(id);
+    return undefined;
+  }
+
+  set(token: string, claims: SessionClaims): void {
+    if (this.entries.size >= VERIFIED_MAX) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(sha256(token), {
+      claims,
+      until: Math.min(claims.expiresAt.getTime(), Date.now() + VERIFIED_TTL_MS),
+    });
+  }
 }
 
 /** Signs a session token with the local dev key (the CLI's `token` command). */
