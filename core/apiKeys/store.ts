@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../auth/permissions';
 import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
 import type { ApiKeyListFilter } from './types';
+import { toIso, toIsoOrNull } from '../timestamps';
 
 /** Postgres channel on which a revocation is announced at commit, with the key's id as payload. */
 export const API_KEY_REVOKED_CHANNEL = 'shipyard_api_key_revoked';
@@ -20,8 +21,6 @@ interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
-
 /** The listing shape: never the token, never its hash. */
 export function toApiKey(row: ApiKeyRow) {
   return {
@@ -32,11 +31,11 @@ export function toApiKey(row: ApiKeyRow) {
     scopes: row.scopes,
     created_by: row.user_id,
     created_by_key_id: row.created_by_key_id,
-    last_used: iso(row.last_used_at),
-    expires_at: iso(row.expires_at),
-    created_at: iso(row.created_at) as string,
+    last_used: toIsoOrNull(row.last_used_at),
+    expires_at: toIsoOrNull(row.expires_at),
+    created_at: toIso(row.created_at),
     revoked: row.revoked_at !== null,
-    revoked_at: iso(row.revoked_at),
+    revoked_at: toIsoOrNull(row.revoked_at),
   };
 }
 

@@ -3,6 +3,7 @@ import { withTenant } from '../../db/tenancy';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../errors';
 import type { ActorType, AuditStatus } from './types';
+import { toIso } from '../timestamps';
 
 export interface AuditEvent {
   /** e.g. role.assigned, api_key.created, team.updated */
@@ -126,6 +127,6 @@ export async function recentActivity(
     errorMessage: row.error_message,
     targetType: row.target_type,
     targetId: row.target_id,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: toIso(row.created_at),
   }));
 }

@@ -9,6 +9,7 @@ import {
   type UpdateMoldRequest,
   MOLD_HEADER_FIELDS,
 } from './types';
+import { toIso } from '../timestamps';
 
 export interface MoldRow {
   id: string;
@@ -35,8 +36,8 @@ export type Mold = ReturnType<typeof toMold>;
 export function toMold(row: MoldRow) {
   return {
     ...row,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
   };
 }
 
@@ -80,8 +81,8 @@ export async function listMolds(
   ]);
   const molds = rows.map((row) => ({
     ...row,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
   }));
   return { molds, total: Number(total) };
 }

@@ -12,6 +12,7 @@ import {
   RUN_FIELDS,
 } from './types';
 import type { RunDecisionState } from './decisionRules';
+import { toIso, toIsoOrNull } from '../timestamps';
 
 // SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
 
@@ -41,9 +42,6 @@ interface RunRow {
   finished_at: Date | null;
 }
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
-const isoAlways = (value: Date) => new Date(value).toISOString();
-
 function toRun(row: RunRow) {
   return {
     id: row.id,
@@ -54,9 +52,9 @@ function toRun(row: RunRow) {
     error: row.error,
     started_by: row.started_by,
     workflow_id: row.workflow_id,
-    created_at: isoAlways(row.created_at),
-    started_at: iso(row.started_at),
-    finished_at: iso(row.finished_at),
+    created_at: toIso(row.created_at),
+    started_at: toIsoOrNull(row.started_at),
+    finished_at: toIsoOrNull(row.finished_at),
   };
 }
 
@@ -117,8 +115,8 @@ export async function findRun(trx: Knex, id: string) {
   ]);
   return {
     ...toRun(row),
-    steps: steps.map((s) => ({ ...s, started_at: iso(s.started_at), finished_at: iso(s.finished_at) })),
-    decisions: decisions.map((d) => ({ ...d, created_at: isoAlways(d.created_at) })),
+    steps: steps.map((s) => ({ ...s, started_at: toIsoOrNull(s.started_at), finished_at: toIsoOrNull(s.finished_at) })),
+    decisions: decisions.map((d) => ({ ...d, created_at: toIso(d.created_at) })),
   };
 }
 
@@ -297,7 +295,7 @@ export async function listLogs(trx: Knex, runId: string, window: { afterId: numb
     .orderBy('id')
     .limit(window.limit)
     .select<LogRow[]>('id', 'step_position', 'level', 'message', 'created_at');
-  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: isoAlways(r.created_at) }));
+  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: toIso(r.created_at) }));
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Keyring } from '../crypto/keyring';
 import { maskSecrets, openSecrets, sealSecrets } from '../crypto/secretConfig';
 import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
 import type { IntegrationStatus, IntegrationType } from './types';
+import { toIso, toIsoOrNull } from '../timestamps';
 
 // Integrations' SQL. Secrets in `config` are sealed on the way in (core/crypto/secretConfig.ts)
 // and opened only for the code that uses them: the forge activity and an update's merge.
@@ -21,7 +22,6 @@ export interface IntegrationRow {
 }
 
 const COLUMNS = ['id', 'tenant_id', 'name', 'type', 'status', 'config', 'last_sync', 'created_at', 'updated_at'];
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
 /** The response shape: config without its secrets, and the paths of the secrets that are set. */
 export function toIntegration(row: IntegrationRow) {
@@ -33,9 +33,9 @@ export function toIntegration(row: IntegrationRow) {
     status: row.status,
     config,
     secrets,
-    last_sync: iso(row.last_sync),
-    created_at: iso(row.created_at) as string,
-    updated_at: iso(row.updated_at) as string,
+    last_sync: toIsoOrNull(row.last_sync),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
   };
 }
 

@@ -3,6 +3,7 @@ import { UUID, uuidOrNullSql } from '../ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole, type Scope } from '../auth/permissions';
 import { keysetPosition, keysetSelect, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../paging';
+import { toIso } from '../timestamps';
 
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
 // bundle's id. Requests may name a bundle instead; this module turns either into the key.
@@ -47,8 +48,8 @@ export const toBundle = (row: BundleRow) => ({
   name: row.name,
   description: row.description,
   permissions: row.permissions,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
+  created_at: toIso(row.created_at),
+  updated_at: toIso(row.updated_at),
 });
 
 const bundleView = (row: Pick<BundleRow, 'id' | 'name' | 'description' | 'permissions'>): RoleView => ({

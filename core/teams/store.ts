@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import { actorOf, type AuditEvent } from '../audit/store';
 import type { OffsetWindow } from '../paging';
 import { UUID } from '../ids';
+import { toIso } from '../timestamps';
 
 interface TeamRow {
   id: string;
@@ -27,8 +28,8 @@ export const toTeam = (row: TeamRow) => ({
   description: row.description,
   metadata: row.metadata,
   parent_id: row.parent_id,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
+  created_at: toIso(row.created_at),
+  updated_at: toIso(row.updated_at),
 });
 
 /** "Platform Team (EU)" → "platform-team-eu"; '' when nothing usable is left. */

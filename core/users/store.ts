@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { uuidOrNullSql } from '../ids';
 import type { OffsetWindow } from '../paging';
+import { toIso, toIsoOrNull } from '../timestamps';
 
 interface UserRow {
   id: string;
@@ -18,8 +19,8 @@ export const toUser = (row: UserRow) => ({
   email: row.email,
   name: row.name,
   picture: row.picture,
-  last_login: row.last_login ? new Date(row.last_login).toISOString() : null,
-  created_at: new Date(row.created_at).toISOString(),
+  last_login: toIsoOrNull(row.last_login),
+  created_at: toIso(row.created_at),
 });
 
 /**
