@@ -101,3 +101,29 @@ test('the system role reads across tenants (for backfill)', async () => {
   const rows = await system('tenants').whereIn('id', [tenantA, tenantB]).select('id');
   expect(rows).toHaveLength(2);
 });
+
+test('the tenant setting travels with BEGIN: a tenant transaction costs no extra round trip', async () => {
+  const sent: string[] = [];
+  const record = (query: { sql: string }) => sent.push(query.sql);
+  app.on('query', record);
+  try {
+    await withTenant(app, tenantA, (trx) => trx(scratch).select('note'));
+  } finally {
+    app.off('query', record);
+  }
+  expect(sent).toEqual([
+    `begin; select set_config('app.tenant_id', '${tenantA}', true)`,
+    `select "note" from "${scratch}"`,
+    'COMMIT;',
+  ]);
+});
+
+test('a tenant id is sent as an escaped literal: quotes in it cannot end the statement', async () => {
+  const hostile = "x', true); drop table tenants; --";
+  const setting = await withTenant(app, hostile, async (trx) => {
+    const { rows } = await trx.raw("select current_setting('app.tenant_id') as tenant");
+    return rows[0].tenant;
+  });
+  expect(setting).toBe(hostile);
+  expect(await asB((trx) => trx('tenants').select('id'))).toEqual([{ id: tenantB }]);
+});
