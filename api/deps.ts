@@ -12,6 +12,7 @@ import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadC
 import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
 import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
+import { createSessionPrincipalCache } from './auth/sessionPrincipalCache';
 import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
@@ -60,6 +61,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   const changes = new ChangeListener(config.database.appUrl, logger);
   const apiKeyCache = createApiKeyCache(changes);
   const teamsCache = createTeamsCache(changes);
+  const sessionPrincipals = createSessionPrincipalCache(changes);
   await changes.start();
   const verifySession = await createSessionVerifier(config);
   return {
@@ -80,6 +82,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
       system,
       verifySession,
       apiKeyCache,
+      sessionPrincipals,
       logger,
       platformTenant: config.platformTenant,
     }),

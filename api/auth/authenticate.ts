@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
+import { sessionPrincipalKey, type CachedUserPrincipal, type SessionPrincipalCache } from './sessionPrincipalCache';
 import { FailureLimiter } from './failureLimiter';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../core/auth/permissions';
 import type { Principal } from '../../core/auth/principal';
@@ -39,6 +40,7 @@ export interface AuthenticatorDeps {
   system: Knex;
   verifySession: SessionVerifier;
   apiKeyCache: ApiKeyCache;
+  sessionPrincipals: SessionPrincipalCache;
   logger: Logger;
   /** The platform tenant's slug or id (config.platformTenant). */
   platformTenant: string;
@@ -177,37 +179,46 @@ export class Authenticator {
       }
       case 'user': {
         const { claims } = identity;
-        // A token for a tenant that does not exist fails the user's foreign key: same 401. Any
-        // other error (the database down, a bug) is the server's, not the caller's.
-        const userId = await upsertSessionUser(trx, claims).catch((err: unknown) => {
-          throw isUnknownTenant(err) ? unauthorized() : err;
-        });
-        if (!userId) {
-          this.deps.logger.warn(
-            { tenant_id: claims.tenantId },
-            'sign-in refused: a new subject with the unverified email of an existing user',
-          );
-          throw unauthorized();
-        }
-        const roles = await rolesOfUser(trx, userId, claims.groups);
-        const granted = roles.flatMap((role) =>
-          isBuiltInRole(role.key) ? BUILT_IN_ROLES[role.key].permissions : (role.permissions ?? []),
+        const principal = await this.deps.sessionPrincipals.getOrLoadCommitted(
+          sessionPrincipalKey(claims),
+          () => this.loadUserPrincipal(trx, claims),
+          trx.executionPromise,
         );
-        const permissions = expandScopes(granted);
-        return {
-          kind: 'user',
-          tenantId: claims.tenantId,
-          userId,
-          email: claims.email,
-          name: claims.name,
-          groups: claims.groups,
-          roles: roles.map((role) => role.name),
-          permissions,
-          operator: await this.isOperator(claims.tenantId, permissions),
-          expiresAt: claims.expiresAt,
-        };
+        return { ...principal, expiresAt: claims.expiresAt };
       }
     }
+  }
+
+  /** Upserts a signed-in user (in the caller's transaction) and resolves their roles. */
+  private async loadUserPrincipal(trx: Knex.Transaction, claims: SessionClaims): Promise<CachedUserPrincipal> {
+    // A token for a tenant that does not exist fails the user's foreign key: same 401. Any
+    // other error (the database down, a bug) is the server's, not the caller's.
+    const userId = await upsertSessionUser(trx, claims).catch((err: unknown) => {
+      throw isUnknownTenant(err) ? unauthorized() : err;
+    });
+    if (!userId) {
+      this.deps.logger.warn(
+        { tenant_id: claims.tenantId },
+        'sign-in refused: a new subject with the unverified email of an existing user',
+      );
+      throw unauthorized();
+    }
+    const roles = await rolesOfUser(trx, userId, claims.groups);
+    const granted = roles.flatMap((role) =>
+      isBuiltInRole(role.key) ? BUILT_IN_ROLES[role.key].permissions : (role.permissions ?? []),
+    );
+    const permissions = expandScopes(granted);
+    return {
+      kind: 'user',
+      tenantId: claims.tenantId,
+      userId,
+      email: claims.email,
+      name: claims.name,
+      groups: claims.groups,
+      roles: roles.map((role) => role.name),
+      permissions,
+      operator: await this.isOperator(claims.tenantId, permissions),
+    };
   }
 }
 

@@ -87,12 +87,8 @@ export class VersionedCache<V> {
    * started before it.
    */
   async getOrLoad<R extends V | undefined>(key: string, load: () => Promise<R>): Promise<V | R> {
-    const cached = this.get(key);
-    if (cached !== undefined) {
-      this.counters.hit();
-      return cached;
-    }
-    this.counters.miss();
+    const cached = this.lookup(key);
+    if (cached !== undefined) return cached;
     const version = this.version(key);
     const shared = this.loads.get(key);
     if (shared && version && sameVersion(shared.version, version)) return shared.value as Promise<R>;
@@ -106,6 +102,33 @@ export class VersionedCache<V> {
       });
     this.loads.set(key, { version, value });
     return value;
+  }
+
+  /**
+   * For a load run inside a database transaction that may still roll back (it may write, as a
+   * first sign-in does): the value is stored only once `committed` resolves, and concurrent
+   * misses do not share a load, since each reads in its own transaction.
+   */
+  async getOrLoadCommitted(key: string, load: () => Promise<V>, committed: Promise<unknown>): Promise<V> {
+    const cached = this.lookup(key);
+    if (cached !== undefined) return cached;
+    const version = this.version(key);
+    const value = await load();
+    committed.then(
+      () => this.set(key, version, value),
+      () => {
+        // Rolled back: what the load read or wrote never happened.
+      },
+    );
+    return value;
+  }
+
+  /** `get`, counted as a hit or a miss. */
+  private lookup(key: string): V | undefined {
+    const cached = this.get(key);
+    if (cached === undefined) this.counters.miss();
+    else this.counters.hit();
+    return cached;
   }
 }
 

@@ -3,6 +3,12 @@ import { UUID, uuidOrNullSql } from '../ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 
+/**
+ * Postgres channel on which a change to what users may do is announced at commit, with the
+ * tenant id as payload (triggers: db/migrations/20261123004000_access_change_notifications.ts).
+ */
+export const ACCESS_CHANGED_CHANNEL = 'shipyard_access_changed';
+
 // SQL for authentication. Token lookups happen before the tenant is known, so they read
 // through the system role (BYPASSRLS, read-only); everything else runs in the caller's tenant.
 

@@ -1,7 +1,14 @@
 import { createApiKeyCache, type CachedApiKey } from '../../api/auth/apiKeyCache';
 import { API_KEY_REVOKED_CHANNEL } from '../../core/apiKeys/store';
 import { VersionedCache, type ChangeSource } from '../../api/http/versionedCache';
+import {
+  createSessionPrincipalCache,
+  sessionPrincipalKey,
+  type CachedUserPrincipal,
+} from '../../api/auth/sessionPrincipalCache';
 import { createTeamsCache, TEAMS_CHANGED_CHANNEL } from '../../api/teams/cache';
+import { ACCESS_CHANGED_CHANNEL } from '../../core/auth/store';
+import type { SessionClaims } from '../../core/auth/sessionTokens';
 
 // The cache behind GET /teams and API-key validation: lifetime, per-key invalidation, and the
 // guards that keep a value loaded before an invalidation (or a listener loss) from being stored.
@@ -213,4 +220,100 @@ test('the teams cache: a team write announced during a load keeps that list from
   changes.lose();
   changes.listening = true;
   expect(teams.get('tenant-b')).toBeUndefined();
+});
+
+describe('loads inside a transaction (getOrLoadCommitted)', () => {
+  /** A transaction's outcome, settled by the test. */
+  function transaction() {
+    let commit: () => void = () => undefined;
+    let rollBack: () => void = () => undefined;
+    const committed = new Promise<void>((resolve, reject) => {
+      commit = resolve;
+      rollBack = () => reject(new Error('rolled back'));
+    });
+    return { committed, commit, rollBack };
+  }
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+  test('the value is stored only once its transaction commits', async () => {
+    const values = cache();
+    const trx = transaction();
+    expect(await values.getOrLoadCommitted('k', async () => ['v'], trx.committed)).toEqual(['v']);
+    expect(values.get('k')).toBeUndefined();
+    trx.commit();
+    await settled();
+    expect(values.get('k')).toEqual(['v']);
+  });
+
+  test('a rolled-back load is returned to its caller and never stored', async () => {
+    const values = cache();
+    const trx = transaction();
+    expect(await values.getOrLoadCommitted('k', async () => ['ghost'], trx.committed)).toEqual(['ghost']);
+    trx.rollBack();
+    await settled();
+    expect(values.get('k')).toBeUndefined();
+  });
+
+  test('an invalidation between the load and the commit keeps the value from being stored', async () => {
+    const values = cache();
+    const trx = transaction();
+    await values.getOrLoadCommitted('k', async () => ['stale'], trx.committed);
+    values.invalidate('k');
+    trx.commit();
+    await settled();
+    expect(values.get('k')).toBeUndefined();
+  });
+
+  test('concurrent misses each run their own load (each in its own transaction)', async () => {
+    const values = cache();
+    const load = jest.fn(async () => ['v']);
+    await Promise.all([
+      values.getOrLoadCommitted('k', load, transaction().committed),
+      values.getOrLoadCommitted('k', load, transaction().committed),
+    ]);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('the session principal cache', () => {
+  const claims: SessionClaims = {
+    subject: 'sub-1',
+    email: 'a@example.test',
+    emailVerified: true,
+    name: 'A',
+    tenantId: 'tenant-a',
+    groups: ['ops', 'dev'],
+    expiresAt: new Date(0),
+  };
+  const principal = (tenantId: string): CachedUserPrincipal => ({
+    kind: 'user',
+    tenantId,
+    userId: `user-of-${tenantId}`,
+    email: 'a@example.test',
+    name: 'A',
+    groups: [],
+    roles: [],
+    permissions: new Set(),
+    operator: false,
+  });
+
+  test('a renewed token with the same claims has the same key; a changed email, name or group list does not', () => {
+    const key = sessionPrincipalKey(claims);
+    expect(sessionPrincipalKey({ ...claims, expiresAt: new Date(1), groups: ['dev', 'ops'] })).toBe(key);
+    expect(sessionPrincipalKey({ ...claims, email: 'b@example.test' })).not.toBe(key);
+    expect(sessionPrincipalKey({ ...claims, name: 'B' })).not.toBe(key);
+    expect(sessionPrincipalKey({ ...claims, groups: ['ops'] })).not.toBe(key);
+    expect(sessionPrincipalKey({ ...claims, tenantId: 'tenant-b' })).not.toBe(key);
+  });
+
+  test("an access change in a tenant drops that tenant's principals and no other's", async () => {
+    const changes = fakeChanges();
+    const principals = createSessionPrincipalCache(changes, () => now);
+    await principals.getOrLoadCommitted('a', async () => principal('tenant-a'), Promise.resolve());
+    await principals.getOrLoadCommitted('b', async () => principal('tenant-b'), Promise.resolve());
+    await new Promise((resolve) => setImmediate(resolve));
+    changes.notify(ACCESS_CHANGED_CHANNEL, 'tenant-a');
+    expect(principals.get('a')).toBeUndefined();
+    expect(principals.get('b')?.userId).toBe('user-of-tenant-b');
+  });
 });
