@@ -13,7 +13,8 @@ import { issueDevToken } from '../cli/devToken';
 //   bare Koa (a child too)        vs  our public route (/healthz)
 //   raw `pg` tenant transaction   vs  GET /api/v1/roles with a cached API key, and with a session token
 // The raw transaction is what a tenant-scoped read costs at the least: BEGIN, set_config, the
-// query, COMMIT, through `pg` with CONCURRENCY connections.
+// query, COMMIT, through `pg` with CONCURRENCY connections. A third floor serves that
+// transaction from a bare Koa app in its own process: the share HTTP itself takes on this machine.
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ROOT = path.join(__dirname, '..', '..');
@@ -116,7 +117,6 @@ const row = (name: string, f: Figures, floor?: Figures) =>
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const koa = await child('scripts/bench/bareKoa.ts', {}, async (proc) => `http://127.0.0.1:${await firstLine(proc)}`);
   const port = await freePort();
   // The API as deployed: its own process, default logging (to a pipe nobody reads but drains).
   const api = await child('api/server.ts', { PORT: String(port), HOST: '127.0.0.1' }, async () => {
@@ -127,6 +127,7 @@ async function main(): Promise<void> {
   api.proc.stdout!.resume();
   const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
   let revokeKey = async () => {};
+  let stopKoa = () => {};
   try {
     const { token, tenantId } = await issueDevToken(config, {
       tenant: 'bench',
@@ -134,6 +135,12 @@ async function main(): Promise<void> {
       roles: ['admin'],
     });
     const session = { authorization: `Bearer ${token}` };
+    const koa = await child(
+      'scripts/bench/bareKoa.ts',
+      { BENCH_DATABASE_URL: config.database.appUrl, BENCH_TENANT_ID: tenantId },
+      async (proc) => `http://127.0.0.1:${await firstLine(proc)}`,
+    );
+    stopKoa = () => koa.proc.kill();
     const created = await fetch(`${api.base}/api/v1/admin/api-keys`, {
       method: 'POST',
       headers: { ...session, 'content-type': 'application/json' },
@@ -158,6 +165,7 @@ async function main(): Promise<void> {
         client.release();
       }
     });
+    const koaTransaction = await measure(() => get(`${koa.base}/tenant-read`, {}));
     const withApiKey = await measure(() =>
       get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
     );
@@ -168,8 +176,12 @@ async function main(): Promise<void> {
     console.log(row('bare Koa (floor)', bareKoa));
     console.log(row('ours: public route /healthz', publicRoute, bareKoa));
     console.log(row('raw pg tenant transaction (floor)', rawTransaction));
+    console.log(row('bare Koa + that transaction', koaTransaction, rawTransaction));
     console.log(row('ours: GET /roles, cached API key', withApiKey, rawTransaction));
     console.log(row('ours: GET /roles, session token', withSession, rawTransaction));
+    console.log(
+      `GET /roles with a cached API key / bare Koa + the transaction: ${(withApiKey.rps / koaTransaction.rps).toFixed(2)}× req/s`,
+    );
     console.log(
       `session token p50 / API key p50: ${(withSession.p50 / withApiKey.p50).toFixed(2)}×` +
         `   API RSS after the run: ${rssMb(api.proc.pid!).toFixed(0)} MB`,
@@ -177,7 +189,7 @@ async function main(): Promise<void> {
   } finally {
     await revokeKey();
     await pg.end();
-    koa.proc.kill();
+    stopKoa();
     api.proc.kill();
   }
 }
