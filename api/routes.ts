@@ -1,5 +1,6 @@
 import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
+import { entityRoutes } from './catalog/routes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { groupRoutes } from './groups/routes';
@@ -22,6 +23,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...teamRoutes,
   ...userRoutes,
   ...groupRoutes,
+  ...entityRoutes,
   ...moldRoutes,
   ...runRoutes,
   ...integrationRoutes,

@@ -1,0 +1,163 @@
+import {
+  ENTITY_SOURCES,
+  ENTITY_TYPES,
+  INVERSE_RELATION_NAMES,
+  LIFECYCLES,
+  README_FORMATS,
+  RELATION_TYPES,
+  SERVICE_ID_PATTERN,
+  TIERS,
+} from '../../core/catalog/types';
+
+// The catalog's request and response schemas. `entitySchema` is the spec's Entity, declared once.
+
+const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const description = { type: ['string', 'null'], maxLength: 4000 } as const;
+const owner = {
+  type: ['string', 'null'],
+  minLength: 1,
+  maxLength: 320,
+  description: 'A team slug or a user email',
+} as const;
+const lifecycle = { type: ['string', 'null'], enum: [...LIFECYCLES, null] } as const;
+const tier = { type: ['string', 'null'], enum: [...TIERS, null] } as const;
+const tag = { type: 'string', minLength: 1, maxLength: 100 } as const;
+const tags = { type: 'array', items: tag, maxItems: 100, uniqueItems: true } as const;
+const serviceId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 63,
+  pattern: SERVICE_ID_PATTERN,
+  description: 'Unique in the tenant; never a uuid',
+} as const;
+
+export const entityLinkSchema = {
+  type: 'object',
+  required: ['title', 'url'],
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    url: { type: 'string', format: 'uri', maxLength: 2000 },
+    icon: { type: 'string', maxLength: 100 },
+  },
+  additionalProperties: false,
+} as const;
+
+export const entitySchema = {
+  type: 'object',
+  required: [
+    'id',
+    'service_id',
+    'name',
+    'type',
+    'lifecycle',
+    'owner',
+    'description',
+    'tier',
+    'tags',
+    'links',
+    'source',
+    'last_activity_at',
+    'created_at',
+    'updated_at',
+  ],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    service_id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string', enum: ENTITY_TYPES },
+    lifecycle: { type: ['string', 'null'], enum: [...LIFECYCLES, null] },
+    owner: { type: ['string', 'null'] },
+    description: { type: ['string', 'null'] },
+    tier: { type: ['string', 'null'], enum: [...TIERS, null] },
+    tags: { type: 'array', items: { type: 'string' } },
+    links: { type: 'array', items: entityLinkSchema },
+    source: { type: 'string', enum: ENTITY_SOURCES },
+    last_activity_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'The last write to the entity (what zombies are measured by)',
+    },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const readmeSchema = {
+  type: 'object',
+  required: ['content', 'format'],
+  properties: {
+    content: { type: 'string', maxLength: 200_000 },
+    format: { type: 'string', enum: README_FORMATS },
+  },
+  additionalProperties: false,
+} as const;
+
+export const relationInputSchema = {
+  type: 'object',
+  required: ['type', 'target'],
+  properties: {
+    type: { type: 'string', enum: RELATION_TYPES },
+    target: { type: 'string', minLength: 1, maxLength: 63, description: "The target's service_id or id" },
+  },
+  additionalProperties: false,
+} as const;
+
+export const createEntitySchema = {
+  type: 'object',
+  required: ['name', 'type'],
+  properties: {
+    service_id: serviceId,
+    name,
+    type: { type: 'string', enum: ENTITY_TYPES },
+    lifecycle,
+    owner,
+    description,
+    tier,
+    tags,
+    links: { type: 'array', items: entityLinkSchema, maxItems: 50 },
+    relations: { type: 'array', items: relationInputSchema, maxItems: 200 },
+    readme: { anyOf: [readmeSchema, { type: 'null' }] },
+  },
+  additionalProperties: false,
+} as const;
+
+/** The spec's EntityUpdate: only these fields; null clears a nullable one. */
+export const updateEntitySchema = {
+  type: 'object',
+  minProperties: 1,
+  properties: { name, description, owner, lifecycle, tier, tags },
+  additionalProperties: false,
+} as const;
+
+export const entityRefParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 63, description: 'The entity id or service_id' } },
+  additionalProperties: false,
+} as const;
+
+export const relationItemSchema = {
+  type: 'object',
+  required: ['type', 'direction', 'entity'],
+  properties: {
+    type: {
+      type: 'string',
+      enum: [...RELATION_TYPES, ...Object.values(INVERSE_RELATION_NAMES)],
+      description: 'Outgoing: the stored type; incoming: its inverse name (depends_on ↔ dependency_of, …)',
+    },
+    direction: { type: 'string', enum: ['outgoing', 'incoming'] },
+    entity: {
+      type: 'object',
+      required: ['id', 'service_id', 'name', 'type'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        service_id: { type: 'string' },
+        name: { type: 'string' },
+        type: { type: 'string', enum: ENTITY_TYPES },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;

@@ -1,0 +1,71 @@
+import type { Knex } from 'knex';
+import { toIso } from '../timestamps';
+import type { FieldChange } from './entityRules';
+import type { ChangelogAction } from './types';
+
+// The entity changelog: one row per changed field of every write, with the actor.
+
+export interface ChangelogEntry {
+  id: string;
+  timestamp: string;
+  action: ChangelogAction;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
+  actor: string;
+}
+
+interface ChangelogRow {
+  id: string;
+  action: ChangelogAction;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
+  actor: string;
+  created_at: Date;
+}
+
+export async function appendChangelog(
+  db: Knex,
+  tenantId: string,
+  entityId: string,
+  actor: string,
+  action: ChangelogAction,
+  changes: FieldChange[],
+): Promise<void> {
+  if (!changes.length) return;
+  await db('entity_changelog').insert(
+    changes.map((change) => ({
+      tenant_id: tenantId,
+      entity_id: entityId,
+      action,
+      field: change.field,
+      old_value: change.oldValue,
+      new_value: change.newValue,
+      actor,
+    })),
+  );
+}
+
+const toEntry = (row: ChangelogRow): ChangelogEntry => ({
+  id: String(row.id),
+  timestamp: toIso(row.created_at),
+  action: row.action,
+  field: row.field,
+  old_value: row.old_value,
+  new_value: row.new_value,
+  actor: row.actor,
+});
+
+/** The newest `limit` entries, newest first. */
+export async function listChangelog(db: Knex, entityId: string, limit: number): Promise<ChangelogEntry[]> {
+  const rows: ChangelogRow[] = await db('entity_changelog')
+    .where({ entity_id: entityId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select('id', 'action', 'field', 'old_value', 'new_value', 'actor', 'created_at');
+  return rows.map(toEntry);
+}

@@ -1,0 +1,152 @@
+import type { Knex } from 'knex';
+import { UUID } from '../ids';
+import { toIso } from '../timestamps';
+import { normalLink, type EntityFields } from './entityRules';
+import type {
+  EntityLink,
+  EntityReadme,
+  EntitySource,
+  EntityType,
+  EntityView,
+  Lifecycle,
+  ReadmeFormat,
+  Tier,
+} from './types';
+
+// The entities table: every SQL statement that reads or writes an entity's own row.
+
+export interface EntityRow {
+  id: string;
+  service_id: string;
+  name: string;
+  type: EntityType;
+  lifecycle: Lifecycle | null;
+  owner: string | null;
+  description: string | null;
+  tier: Tier | null;
+  tags: string[];
+  links: EntityLink[];
+  source: EntitySource;
+  last_activity_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns of an entity's view, qualified for queries that join (`e.`). */
+export const ENTITY_COLUMNS = [
+  'id',
+  'service_id',
+  'name',
+  'type',
+  'lifecycle',
+  'owner',
+  'description',
+  'tier',
+  'tags',
+  'links',
+  'source',
+  'last_activity_at',
+  'created_at',
+  'updated_at',
+].map((column) => `e.${column}`);
+
+export const toEntityView = (row: EntityRow): EntityView => ({
+  id: row.id,
+  service_id: row.service_id,
+  name: row.name,
+  type: row.type,
+  lifecycle: row.lifecycle,
+  owner: row.owner,
+  description: row.description,
+  tier: row.tier,
+  tags: row.tags,
+  links: row.links.map(normalLink),
+  source: row.source,
+  last_activity_at: toIso(row.last_activity_at),
+  created_at: toIso(row.created_at),
+  updated_at: toIso(row.updated_at),
+});
+
+/** `where` for a path's `{id}`: a uuid is an id, anything else a service id. */
+export const entityRefCondition = (ref: string) => (UUID.test(ref) ? { 'e.id': ref } : { 'e.service_id': ref });
+
+export async function getEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
+  const row: EntityRow | undefined = await db('entities as e').where(entityRefCondition(ref)).first(ENTITY_COLUMNS);
+  return row && toEntityView(row);
+}
+
+/** The entity's id, or undefined when the tenant has none by that id or service id. */
+export async function entityIdOf(db: Knex, ref: string): Promise<string | undefined> {
+  const row: { id: string } | undefined = await db('entities as e').where(entityRefCondition(ref)).first('e.id');
+  return row?.id;
+}
+
+/** An entity with its README, locked until commit: what a write compares itself with. */
+export async function lockEntity(
+  db: Knex,
+  ref: string,
+): Promise<(EntityView & { readme: EntityReadme | null }) | undefined> {
+  const row: (EntityRow & { readme: string | null; readme_format: ReadmeFormat | null }) | undefined = await db(
+    'entities as e',
+  )
+    .where(entityRefCondition(ref))
+    .forUpdate()
+    .first([...ENTITY_COLUMNS, 'e.readme', 'e.readme_format']);
+  if (!row) return undefined;
+  const readme =
+    row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
+  return { ...toEntityView(row), readme };
+}
+
+export async function getReadme(db: Knex, ref: string): Promise<EntityReadme | null | undefined> {
+  const row: { readme: string | null; readme_format: ReadmeFormat | null } | undefined = await db('entities as e')
+    .where(entityRefCondition(ref))
+    .first('e.readme', 'e.readme_format');
+  if (!row) return undefined;
+  return row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
+}
+
+/** The row's columns for the fields given (relations live in their own table). */
+function entityColumns(fields: EntityFields): Record<string, unknown> {
+  const { readme, links, relations: _relations, ...plain } = fields;
+  const columns: Record<string, unknown> = Object.fromEntries(
+    Object.entries(plain).filter(([, value]) => value !== undefined),
+  );
+  // pg sends a JS array as a Postgres array; jsonb needs the JSON text.
+  if (links !== undefined) columns.links = JSON.stringify(links.map(normalLink));
+  if (readme !== undefined) {
+    columns.readme = readme?.content ?? null;
+    columns.readme_format = readme?.format ?? null;
+  }
+  return columns;
+}
+
+/** Inserts an entity; undefined when its service id is taken in this tenant. */
+export async function insertEntity(
+  db: Knex,
+  tenantId: string,
+  serviceId: string,
+  fields: Required<Omit<EntityFields, 'relations'>>,
+): Promise<EntityView | undefined> {
+  const [row]: EntityRow[] = await db('entities as e')
+    .insert({ tenant_id: tenantId, service_id: serviceId, ...entityColumns(fields) })
+    .onConflict(['tenant_id', 'service_id'])
+    .ignore()
+    .returning(ENTITY_COLUMNS);
+  return row && toEntityView(row);
+}
+
+/** Writes the fields given and marks the entity active now. */
+export async function updateEntity(db: Knex, id: string, fields: EntityFields): Promise<EntityView> {
+  const [row]: EntityRow[] = await db('entities as e')
+    .where({ id })
+    .update({ ...entityColumns(fields), updated_at: db.fn.now(), last_activity_at: db.fn.now() })
+    .returning(ENTITY_COLUMNS);
+  return toEntityView(row);
+}
+
+/** Deletes the entity; its relations (both ends), changelog and manifest go with it (cascade). */
+export async function deleteEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
+  const [row]: EntityRow[] = await db('entities as e').where(entityRefCondition(ref)).del().returning(ENTITY_COLUMNS);
+  return row && toEntityView(row);
+}
