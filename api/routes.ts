@@ -1,6 +1,7 @@
 import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
 import { entityRoutes } from './catalog/routes';
+import { statsRoutes } from './catalog/statsRoutes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { groupRoutes } from './groups/routes';
@@ -24,6 +25,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...userRoutes,
   ...groupRoutes,
   ...entityRoutes,
+  ...statsRoutes,
   ...moldRoutes,
   ...runRoutes,
   ...integrationRoutes,

@@ -1,12 +1,76 @@
 import { changeEntity, createEntity, findEntity, removeEntity } from '../../core/catalog/entityCommands';
+import { countEntities, countZombies, listEntities, listZombies } from '../../core/catalog/entityListStore';
+import { selectedFields, tagList } from '../../core/catalog/entityRules';
+import { entityCounts } from '../../core/catalog/statsStore';
 import { notFound } from '../../core/errors';
+import { readShapeAKeysetPage, shapeAKeysetWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { createEntitySchema, entityRefParams, entitySchema, updateEntitySchema } from './schemas';
+import { entityDetailRoutes } from './detailRoutes';
+import {
+  createEntitySchema,
+  entityListQuery,
+  entityListSchema,
+  entityRefParams,
+  entitySchema,
+  updateEntitySchema,
+  zombieListSchema,
+  zombieQuery,
+} from './schemas';
+import { statsSchema } from './statsSchemas';
 
-// Entities: create, read, update, delete. @koa/router runs the first route that matches, so the
-// static /entities/... paths (summary, zombies) are declared before /entities/{id}.
+// Entities: the list, summary and zombies, and create, read, update, delete. @koa/router runs
+// the first route that matches, so the static /entities/... paths come before /entities/{id}.
 
 export const entityRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/entities',
+    tag: 'Catalog',
+    access: 'catalog:read',
+    summary:
+      'List entities by name, filtered before paging. Shape A with both metadata forms (`page` and `pagination`); cursors are opaque keyset positions, so a deep page costs what the first does; `total` is an exact count over the filter’s index. `fields=` returns only the fields named (and `id`)',
+    query: entityListQuery,
+    responses: { 200: { description: '`{entities, page, pagination}`', schema: entityListSchema } },
+    handler: async ({ db, query }) => {
+      const { limit, cursor, fields, tags, ...filters } = query;
+      const filter = { ...filters, tags: tagList(tags) };
+      const window = shapeAKeysetWindow({ limit, cursor });
+      const selected = selectedFields(fields);
+      const total = await countEntities(db, filter);
+      const { items, page, pagination } = await readShapeAKeysetPage(
+        window,
+        (w) => listEntities(db, filter, selected, w),
+        total,
+      );
+      return { entities: items, page, pagination };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/entities/summary',
+    tag: 'Catalog',
+    access: 'catalog:read',
+    summary: 'Counts of entities by type, lifecycle and tier (every value, zeros included; unset as `none`)',
+    responses: { 200: { description: 'The counts (the Stats shape)', schema: statsSchema } },
+    handler: ({ db }) => entityCounts(db),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/entities/zombies',
+    tag: 'Catalog',
+    access: 'catalog:read',
+    summary:
+      'Entities without a write for `inactiveDays` (default 90) created at least `minAge` days ago, the longest inactive first. Shape A (limit up to 200), keyset cursors',
+    query: zombieQuery,
+    responses: { 200: { description: '`{entities, page}`', schema: zombieListSchema } },
+    handler: async ({ db, query }) => {
+      const { limit, cursor, ...filter } = query;
+      const window = shapeAKeysetWindow({ limit, cursor });
+      const total = await countZombies(db, filter);
+      const { items, page } = await readShapeAKeysetPage(window, (w) => listZombies(db, filter, w), total);
+      return { entities: items, page };
+    },
+  }),
   defineRoute({
     method: 'POST',
     path: '/entities',
@@ -54,4 +118,5 @@ export const entityRoutes = [
     responses: { 204: { description: 'Deleted' } },
     handler: ({ db, auth, params }) => removeEntity(db, auth, params.id),
   }),
+  ...entityDetailRoutes,
 ];

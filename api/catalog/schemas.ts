@@ -1,13 +1,16 @@
 import {
   ENTITY_SOURCES,
+  ENTITY_VIEW_FIELDS,
   ENTITY_TYPES,
-  INVERSE_RELATION_NAMES,
   LIFECYCLES,
+  MANIFEST_TYPES,
   README_FORMATS,
   RELATION_TYPES,
   SERVICE_ID_PATTERN,
   TIERS,
 } from '../../core/catalog/types';
+import { shapeAQuery } from '../http/pagination';
+import { shapeAPageSchema } from '../teams/schemas';
 
 // The catalog's request and response schemas. `entitySchema` is the spec's Entity, declared once.
 
@@ -137,27 +140,112 @@ export const entityRefParams = {
   additionalProperties: false,
 } as const;
 
-export const relationItemSchema = {
+/** An entity in a list: every field, or those `fields=` names (always with its id). */
+export const entityListItemSchema = { ...entitySchema, required: ['id'] } as const;
+
+/** The entity list's `pagination` (api/http/pagination.ts `ShapeAEntityPagination`). */
+const entityPaginationSchema = {
   type: 'object',
-  required: ['type', 'direction', 'entity'],
+  required: ['total', 'page', 'pageSize', 'nextCursor'],
   properties: {
-    type: {
+    total: { type: 'integer' },
+    page: { type: 'integer', description: '1-based, as counted while paging with the cursors' },
+    pageSize: { type: 'integer' },
+    nextCursor: { type: ['string', 'null'] },
+  },
+  additionalProperties: false,
+} as const;
+
+export const entityListQuery = {
+  type: 'object',
+  properties: {
+    ...shapeAQuery(),
+    type: { type: 'string', enum: ENTITY_TYPES },
+    lifecycle: { type: 'string', enum: LIFECYCLES },
+    owner: { type: 'string', minLength: 1, maxLength: 320 },
+    team: {
       type: 'string',
-      enum: [...RELATION_TYPES, ...Object.values(INVERSE_RELATION_NAMES)],
-      description: 'Outgoing: the stored type; incoming: its inverse name (depends_on ↔ dependency_of, …)',
+      minLength: 1,
+      maxLength: 100,
+      description: "A team's slug or id: entities it or its members own",
     },
-    direction: { type: 'string', enum: ['outgoing', 'incoming'] },
-    entity: {
-      type: 'object',
-      required: ['id', 'service_id', 'name', 'type'],
-      properties: {
-        id: { type: 'string', format: 'uuid' },
-        service_id: { type: 'string' },
-        name: { type: 'string' },
-        type: { type: 'string', enum: ENTITY_TYPES },
-      },
-      additionalProperties: false,
+    tier: { type: 'string', enum: TIERS },
+    tags: { type: 'string', minLength: 1, maxLength: 1000, description: 'Comma-separated; entities with all of them' },
+    search: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Words, each a prefix of a word of the name, service_id or description (all must match)',
+    },
+    source: { type: 'string', enum: ENTITY_SOURCES },
+    manifestType: { type: 'string', enum: MANIFEST_TYPES, description: 'Entities whose manifest has this format' },
+    hasRelations: { type: 'boolean', description: 'With (true) or without (false) any relation, either direction' },
+    fields: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: `Comma-separated fields to return (id is always returned): ${ENTITY_VIEW_FIELDS.join(', ')}`,
     },
   },
+  additionalProperties: false,
+} as const;
+
+export const entityListSchema = {
+  type: 'object',
+  required: ['entities', 'page', 'pagination'],
+  properties: {
+    entities: { type: 'array', items: entityListItemSchema },
+    page: shapeAPageSchema,
+    pagination: entityPaginationSchema,
+  },
+  additionalProperties: false,
+} as const;
+
+export const zombieQuery = {
+  type: 'object',
+  properties: {
+    ...shapeAQuery(200),
+    inactiveDays: { type: 'integer', minimum: 1, maximum: 36500, default: 90, description: 'Days without a write' },
+    minAge: { type: 'integer', minimum: 0, maximum: 36500, default: 0, description: 'Days since creation, at least' },
+    lifecycle: { type: 'string', enum: LIFECYCLES },
+    type: { type: 'string', enum: ENTITY_TYPES },
+  },
+  additionalProperties: false,
+} as const;
+
+export const zombieListSchema = {
+  type: 'object',
+  required: ['entities', 'page'],
+  properties: {
+    entities: {
+      type: 'array',
+      items: {
+        ...entitySchema,
+        required: [...entitySchema.required, 'inactive_days'],
+        properties: { ...entitySchema.properties, inactive_days: { type: 'integer' } },
+      },
+    },
+    page: shapeAPageSchema,
+  },
+  additionalProperties: false,
+} as const;
+
+/** An entity as a relation, topology node or status names it. */
+export const entityRefSchema = {
+  type: 'object',
+  required: ['id', 'service_id', 'name', 'type'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    service_id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string', enum: ENTITY_TYPES },
+  },
+  additionalProperties: false,
+} as const;
+
+export const teamRefSchema = {
+  type: 'object',
+  required: ['id', 'slug', 'name'],
+  properties: { id: { type: 'string', format: 'uuid' }, slug: { type: 'string' }, name: { type: 'string' } },
   additionalProperties: false,
 } as const;

@@ -9,6 +9,7 @@ import {
   MOLD_HEADER_FIELDS,
   RUN_FIELDS,
 } from '../../core/forge/types';
+import { ENTITY_TYPES } from '../../core/catalog/types';
 
 // Request and response shapes of the forge routes; a mold's own parts are in core/forge/types.
 
@@ -55,6 +56,7 @@ const moldHeaderProperties = {
   published: { type: 'boolean' },
   version: { type: 'integer' },
   requires_approval: { type: 'boolean' },
+  entity_types: { type: 'array', items: { type: 'string', enum: ENTITY_TYPES } },
   created_by: { type: 'string' },
   created_at: TIMESTAMP,
   updated_at: TIMESTAMP,

@@ -114,6 +114,116 @@ export function shapeAEntityPagination(window: OffsetWindow, total: number): Sha
 }
 
 // ---------------------------------------------------------------------------------------------
+// Shape A over a keyset (/entities, /entities/zombies): the same query and metadata, with a
+// cursor that carries a row's position instead of an offset, so a deep page costs what the first
+// does and rows written meanwhile never shift a page. The spec says the cursor format will
+// change; it stays opaque to clients.
+// ---------------------------------------------------------------------------------------------
+
+/** A shape A keyset window: the position to read after (or, `backward`, before). */
+export interface ShapeAKeysetWindow {
+  limit: number;
+  /** A `KeysetRow` id; null: the first page. */
+  afterId: string | null;
+  /** Read the rows before `afterId` (the previous page), nearest first. */
+  backward: boolean;
+  /**
+   * How many rows come before the page, as counted while paging: only `pagination.page` reads it
+   * (rows written or deleted meanwhile do not update it).
+   */
+  offset: number;
+}
+
+interface KeysetCursorV1 {
+  v: 1;
+  /** `next`: the rows after `p`; `prev`: the rows before it. */
+  d: 'next' | 'prev';
+  p: string;
+  o: number;
+}
+
+const encodeKeysetCursor = (cursor: Omit<KeysetCursorV1, 'v'>): string =>
+  Buffer.from(JSON.stringify({ v: 1, ...cursor })).toString('base64url');
+
+function decodeKeysetCursor(cursor: string): KeysetCursorV1 {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  const { v, d, p, o } = (envelope ?? {}) as Partial<KeysetCursorV1>;
+  const valid =
+    v === 1 &&
+    (d === 'next' || d === 'prev') &&
+    typeof p === 'string' &&
+    p !== '' &&
+    Number.isSafeInteger(o) &&
+    (o as number) >= 0;
+  if (!valid) throw invalidCursor();
+  return { v, d, p, o: o as number };
+}
+
+export function shapeAKeysetWindow(query: { limit: number; cursor?: string }): ShapeAKeysetWindow {
+  // As for offset cursors, `?cursor=` means the first page.
+  if (!query.cursor) return { limit: query.limit, afterId: null, backward: false, offset: 0 };
+  const cursor = decodeKeysetCursor(query.cursor);
+  return { limit: query.limit, afterId: cursor.p, backward: cursor.d === 'prev', offset: cursor.o };
+}
+
+/** Reads up to `limit + 1` rows after the window's position, or before it (nearest first) when backward. */
+export type KeysetReader<T> = (window: ShapeAKeysetWindow) => Promise<KeysetRow<T>[]>;
+
+/**
+ * One shape A page read through `read`, with both metadata forms. A backward read that reaches
+ * the start with fewer rows than a page is replaced by the first page, so paging back always
+ * ends on a full first page.
+ */
+export async function readShapeAKeysetPage<T>(
+  window: ShapeAKeysetWindow,
+  read: KeysetReader<T>,
+  total: number,
+): Promise<{ items: T[]; page: ShapeAPage; pagination: ShapeAEntityPagination }> {
+  const { limit } = window;
+  let rows = await read(window);
+  let sent: KeysetRow<T>[];
+  let offset = window.offset;
+  let hasBefore: boolean;
+  let hasAfter: boolean;
+  if (!window.backward) {
+    sent = rows.slice(0, limit);
+    hasBefore = window.afterId !== null;
+    hasAfter = rows.length > limit;
+  } else if (rows.length > limit) {
+    sent = rows.slice(0, limit).reverse();
+    hasBefore = true;
+    hasAfter = true;
+  } else {
+    // Reached the start. Exactly a page before the position: that is the first page, and the
+    // position's row follows it. Fewer: the first page is read forward, full.
+    const exact = rows.length === limit;
+    rows = exact ? rows.reverse() : await read({ limit, afterId: null, backward: false, offset: 0 });
+    sent = rows.slice(0, limit);
+    offset = 0;
+    hasBefore = false;
+    hasAfter = exact || rows.length > limit;
+  }
+  const last = sent[sent.length - 1];
+  const nextCursor = hasAfter && last ? encodeKeysetCursor({ d: 'next', p: last.id, o: offset + sent.length }) : null;
+  const prevPosition = sent[0]?.id ?? window.afterId;
+  const prevCursor =
+    hasBefore && prevPosition !== null
+      ? encodeKeysetCursor({ d: 'prev', p: prevPosition, o: Math.max(0, offset - limit) })
+      : null;
+  return {
+    items: sent.map((row) => row.item),
+    page: { limit, total, nextCursor, prevCursor },
+    pagination: { total, page: Math.floor(offset / limit) + 1, pageSize: limit, nextCursor },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Shape B: page-based (/repositories)
 // ---------------------------------------------------------------------------------------------
 

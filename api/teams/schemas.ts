@@ -57,8 +57,8 @@ export const groupMappingSchema = {
   additionalProperties: false,
 } as const;
 
-/** Shape A's `page` (api/http/pagination.ts `ShapeAPage`). */
-const shapeAPageSchema = {
+/** Shape A's `page` (api/http/pagination.ts `ShapeAPage`), shared with the entity lists. */
+export const shapeAPageSchema = {
   type: 'object',
   required: ['limit', 'total', 'nextCursor', 'prevCursor'],
   properties: {

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { recentActivity } from '../audit/store';
+import type { AuditStatus } from '../audit/types';
 import { toIso } from '../timestamps';
 import type { FieldChange } from './entityRules';
 import type { ChangelogAction } from './types';
@@ -68,4 +70,44 @@ export async function listChangelog(db: Knex, entityId: string, limit: number): 
     .limit(limit)
     .select('id', 'action', 'field', 'old_value', 'new_value', 'actor', 'created_at');
   return rows.map(toEntry);
+}
+
+export interface EntityActivityItem {
+  kind: 'audit' | 'changelog';
+  eventType: string;
+  actor: string;
+  action: string;
+  createdAt: string;
+  status?: AuditStatus;
+  field?: string | null;
+  old_value?: string | null;
+  new_value?: string | null;
+}
+
+/** What happened to an entity, newest first: its audit entries and its changelog, merged. */
+export async function entityActivity(db: Knex, entityId: string, limit: number): Promise<EntityActivityItem[]> {
+  const audit = await recentActivity(db, limit, { type: 'entity', id: entityId });
+  const changes = await listChangelog(db, entityId, limit);
+  const items: EntityActivityItem[] = [
+    ...audit.map((item) => ({
+      kind: 'audit' as const,
+      eventType: item.eventType,
+      actor: item.actor,
+      action: item.action,
+      status: item.status,
+      createdAt: item.createdAt,
+    })),
+    ...changes.map((entry) => ({
+      kind: 'changelog' as const,
+      eventType: 'entity.field_changed',
+      actor: entry.actor,
+      action: entry.action,
+      field: entry.field,
+      old_value: entry.old_value,
+      new_value: entry.new_value,
+      createdAt: entry.timestamp,
+    })),
+  ];
+  // ISO timestamps of one precision sort as text; the sort is stable, so ties keep audit first.
+  return items.sort((a, b) => (a.createdAt === b.createdAt ? 0 : a.createdAt < b.createdAt ? 1 : -1)).slice(0, limit);
 }

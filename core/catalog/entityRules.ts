@@ -1,6 +1,17 @@
+import { invalid } from '../errors';
 import { UUID } from '../ids';
 import { slugify } from '../teams/store';
-import type { EntityLink, EntityReadme, EntitySource, EntityType, Lifecycle, RelationType, Tier } from './types';
+import {
+  ENTITY_VIEW_FIELDS,
+  type EntityLink,
+  type EntityReadme,
+  type EntitySource,
+  type EntityType,
+  type EntityViewField,
+  type Lifecycle,
+  type RelationType,
+  type Tier,
+} from './types';
 
 // Pure decisions of entity writes: the derived service id, and which fields a write changes,
 // as the changelog records them.
@@ -86,3 +97,38 @@ export function initialFields(fields: Required<EntityFields>): FieldChange[] {
     .map((field) => ({ field, oldValue: null, newValue: changelogValue(field, fields[field]) }))
     .filter((change) => change.newValue !== null && change.newValue !== '[]');
 }
+
+/**
+ * The view fields a `fields=` list names, with `id` always first; every field when absent.
+ * Names that are no field of an entity are a 400 naming them.
+ */
+export function selectedFields(list: string | undefined): readonly EntityViewField[] {
+  if (list === undefined) return ENTITY_VIEW_FIELDS;
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(ENTITY_VIEW_FIELDS as readonly string[]).includes(name));
+  if (unknown.length) {
+    throw invalid(`Unknown fields: ${unknown.join(', ')}`, [
+      {
+        field: 'query.fields',
+        message: `${unknown.join(', ')}: no such field (fields: ${ENTITY_VIEW_FIELDS.join(', ')})`,
+      },
+    ]);
+  }
+  return ['id', ...new Set(names.filter((name) => name !== 'id'))] as EntityViewField[];
+}
+
+/** A comma-separated tag list, without blanks and repeats. */
+export const tagList = (list: string | undefined): string[] | undefined =>
+  list === undefined
+    ? undefined
+    : [
+        ...new Set(
+          list
+            .split(',')
+            .map((tag) => tag.trim())
+            .filter(Boolean),
+        ),
+      ];

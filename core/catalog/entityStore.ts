@@ -2,15 +2,18 @@ import type { Knex } from 'knex';
 import { UUID } from '../ids';
 import { toIso } from '../timestamps';
 import { normalLink, type EntityFields } from './entityRules';
-import type {
-  EntityLink,
-  EntityReadme,
-  EntitySource,
-  EntityType,
-  EntityView,
-  Lifecycle,
-  ReadmeFormat,
-  Tier,
+import {
+  ENTITY_VIEW_FIELDS,
+  type EntityLink,
+  type EntityReadme,
+  type EntitySource,
+  type EntityType,
+  type EntityProjection,
+  type EntityView,
+  type EntityViewField,
+  type Lifecycle,
+  type ReadmeFormat,
+  type Tier,
 } from './types';
 
 // The entities table: every SQL statement that reads or writes an entity's own row.
@@ -33,39 +36,32 @@ export interface EntityRow {
 }
 
 /** The columns of an entity's view, qualified for queries that join (`e.`). */
-export const ENTITY_COLUMNS = [
-  'id',
-  'service_id',
-  'name',
-  'type',
-  'lifecycle',
-  'owner',
-  'description',
-  'tier',
-  'tags',
-  'links',
-  'source',
-  'last_activity_at',
-  'created_at',
-  'updated_at',
-].map((column) => `e.${column}`);
+export const entityColumns = (fields: readonly EntityViewField[] = ENTITY_VIEW_FIELDS) =>
+  fields.map((field) => `e.${field}`);
 
-export const toEntityView = (row: EntityRow): EntityView => ({
-  id: row.id,
-  service_id: row.service_id,
-  name: row.name,
-  type: row.type,
-  lifecycle: row.lifecycle,
-  owner: row.owner,
-  description: row.description,
-  tier: row.tier,
-  tags: row.tags,
-  links: row.links.map(normalLink),
-  source: row.source,
-  last_activity_at: toIso(row.last_activity_at),
-  created_at: toIso(row.created_at),
-  updated_at: toIso(row.updated_at),
-});
+const ENTITY_COLUMNS = entityColumns();
+
+/** Per field, how a column's value becomes the view's (the others are taken as read). */
+const VIEW_VALUE: Partial<Record<EntityViewField, (value: never) => unknown>> = {
+  links: (links: EntityLink[]) => links.map(normalLink),
+  last_activity_at: toIso,
+  created_at: toIso,
+  updated_at: toIso,
+};
+
+/**
+ * The view's `fields` of a row that holds at least their columns (GET /entities?fields=, whose
+ * fields always include the id).
+ */
+export function projectEntity(row: Partial<EntityRow>, fields: readonly EntityViewField[]): EntityProjection {
+  const entries = fields.map((field) => {
+    const convert = VIEW_VALUE[field] as ((value: unknown) => unknown) | undefined;
+    return [field, convert ? convert(row[field]) : row[field]];
+  });
+  return Object.fromEntries(entries) as EntityProjection;
+}
+
+export const toEntityView = (row: EntityRow) => projectEntity(row, ENTITY_VIEW_FIELDS) as EntityView;
 
 /** `where` for a path's `{id}`: a uuid is an id, anything else a service id. */
 export const entityRefCondition = (ref: string) => (UUID.test(ref) ? { 'e.id': ref } : { 'e.service_id': ref });
@@ -107,7 +103,7 @@ export async function getReadme(db: Knex, ref: string): Promise<EntityReadme | n
 }
 
 /** The row's columns for the fields given (relations live in their own table). */
-function entityColumns(fields: EntityFields): Record<string, unknown> {
+function writtenColumns(fields: EntityFields): Record<string, unknown> {
   const { readme, links, relations: _relations, ...plain } = fields;
   const columns: Record<string, unknown> = Object.fromEntries(
     Object.entries(plain).filter(([, value]) => value !== undefined),
@@ -129,7 +125,7 @@ export async function insertEntity(
   fields: Required<Omit<EntityFields, 'relations'>>,
 ): Promise<EntityView | undefined> {
   const [row]: EntityRow[] = await db('entities as e')
-    .insert({ tenant_id: tenantId, service_id: serviceId, ...entityColumns(fields) })
+    .insert({ tenant_id: tenantId, service_id: serviceId, ...writtenColumns(fields) })
     .onConflict(['tenant_id', 'service_id'])
     .ignore()
     .returning(ENTITY_COLUMNS);
@@ -140,7 +136,7 @@ export async function insertEntity(
 export async function updateEntity(db: Knex, id: string, fields: EntityFields): Promise<EntityView> {
   const [row]: EntityRow[] = await db('entities as e')
     .where({ id })
-    .update({ ...entityColumns(fields), updated_at: db.fn.now(), last_activity_at: db.fn.now() })
+    .update({ ...writtenColumns(fields), updated_at: db.fn.now(), last_activity_at: db.fn.now() })
     .returning(ENTITY_COLUMNS);
   return toEntityView(row);
 }

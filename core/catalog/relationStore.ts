@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { UUID } from '../ids';
 import type { RelationRef } from './entityRules';
-import type { EntityType, RelationType } from './types';
+import { INVERSE_RELATION_NAMES, type EntityType, type InverseRelationName, type RelationType } from './types';
 
 // Relations between entities of one tenant. A relation is one row (from, type, to), read from
 // either end: outgoing through the primary key, incoming through entity_relations_to.
@@ -61,4 +61,126 @@ export async function replaceOutgoingRelations(
     )
     .onConflict(['from_entity_id', 'type', 'to_entity_id'])
     .ignore();
+}
+
+export type RelationDirection = 'outgoing' | 'incoming';
+
+export interface RelationItem {
+  /** Outgoing: the stored type; incoming: its inverse name (INVERSE_RELATION_NAMES). */
+  type: RelationType | InverseRelationName;
+  direction: RelationDirection;
+  entity: EntityRef;
+}
+
+/** The entity's relations from both ends, outgoing first, then by type and the other end's name. */
+export async function listRelations(
+  db: Knex,
+  entityId: string,
+  limit: number,
+): Promise<{ relations: RelationItem[]; total: number }> {
+  const end = (direction: RelationDirection, near: string, far: string) =>
+    db
+      .from('entity_relations as r')
+      .join('entities as o', 'o.id', `r.${far}`)
+      .where(`r.${near}`, entityId)
+      .select(
+        db.raw('? as direction', [direction]),
+        'r.type',
+        'o.id',
+        'o.service_id',
+        'o.name',
+        'o.type as entity_type',
+      );
+  const both = end('outgoing', 'from_entity_id', 'to_entity_id').unionAll(
+    end('incoming', 'to_entity_id', 'from_entity_id'),
+  );
+  const rows: (Omit<EntityRef, 'type'> & {
+    direction: RelationDirection;
+    type: RelationType;
+    entity_type: EntityType;
+    total: string;
+  })[] = await db
+    .from(both.as('x'))
+    .select('x.*', db.raw('count(*) over () as total'))
+    .orderBy([{ column: 'direction', order: 'desc' }, { column: 'type' }, { column: 'name' }, { column: 'id' }])
+    .limit(limit);
+  return {
+    total: Number(rows[0]?.total ?? 0),
+    relations: rows.map((row) => ({
+      type: row.direction === 'outgoing' ? row.type : INVERSE_RELATION_NAMES[row.type],
+      direction: row.direction,
+      entity: { id: row.id, service_id: row.service_id, name: row.name, type: row.entity_type },
+    })),
+  };
+}
+
+export interface TopologyEdge {
+  from: string;
+  to: string;
+  type: RelationType;
+}
+
+export interface Topology {
+  nodes: (EntityRef & { depth: number })[];
+  edges: TopologyEdge[];
+  /** True when the graph within `depth` had more than `maxNodes` entities; the rest is left out. */
+  truncated: boolean;
+}
+
+/**
+ * The entities within `depth` relations of `rootId` (either direction) and the relations among
+ * them. Read level by level (one query per level, not per entity); an entity is visited once, at
+ * its nearest depth, so a cycle never repeats a node or an edge.
+ */
+export async function topologyAround(db: Knex, rootId: string, depth: number, maxNodes: number): Promise<Topology> {
+  const depthOf = new Map<string, number>([[rootId, 0]]);
+  const edges = new Map<string, TopologyEdge>();
+  let frontier = [rootId];
+  let truncated = false;
+  for (let level = 1; level <= depth && frontier.length; level++) {
+    const rows: { from_entity_id: string; to_entity_id: string; type: RelationType }[] = await db
+      .from('entity_relations')
+      .whereIn('from_entity_id', frontier)
+      .orWhereIn('to_entity_id', frontier)
+      .select('from_entity_id', 'to_entity_id', 'type');
+    const next: string[] = [];
+    for (const row of rows) {
+      for (const id of [row.from_entity_id, row.to_entity_id]) {
+        if (depthOf.has(id)) continue;
+        if (depthOf.size >= maxNodes) {
+          truncated = true;
+          continue;
+        }
+        depthOf.set(id, level);
+        next.push(id);
+      }
+      if (depthOf.has(row.from_entity_id) && depthOf.has(row.to_entity_id)) {
+        const edge = { from: row.from_entity_id, to: row.to_entity_id, type: row.type };
+        edges.set(`${edge.from} ${edge.type} ${edge.to}`, edge);
+      }
+    }
+    frontier = next;
+  }
+  // Relations between two entities of the last level touched no earlier level's entity.
+  if (frontier.length) {
+    const among: { from_entity_id: string; to_entity_id: string; type: RelationType }[] = await db
+      .from('entity_relations')
+      .whereIn('from_entity_id', frontier)
+      .whereIn('to_entity_id', frontier)
+      .select('from_entity_id', 'to_entity_id', 'type');
+    for (const row of among) {
+      edges.set(`${row.from_entity_id} ${row.type} ${row.to_entity_id}`, {
+        from: row.from_entity_id,
+        to: row.to_entity_id,
+        type: row.type,
+      });
+    }
+  }
+  const entities: EntityRef[] = await db('entities')
+    .whereIn('id', [...depthOf.keys()])
+    .select('id', 'service_id', 'name', 'type');
+  const nodes = entities
+    .map((entity) => ({ ...entity, depth: depthOf.get(entity.id) as number }))
+    .sort((a, b) => a.depth - b.depth || a.name.localeCompare(b.name));
+  return { nodes, edges: [...edges.values()], truncated };
 }

@@ -129,3 +129,6 @@ export const ENTITY_VIEW_FIELDS = [
   'updated_at',
 ] as const satisfies readonly (keyof EntityView)[];
 export type EntityViewField = (typeof ENTITY_VIEW_FIELDS)[number];
+
+/** An entity with only some fields (GET /entities?fields=), never without its id. */
+export type EntityProjection = Pick<EntityView, 'id'> & Partial<EntityView>;

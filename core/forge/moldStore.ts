@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { EntityType } from '../catalog/types';
 import type { OffsetWindow } from '../paging';
 import {
   withActionDefaults,
@@ -23,6 +24,7 @@ export interface MoldRow {
   parameters: MoldParameter[];
   actions: MoldAction[];
   requires_approval: boolean;
+  entity_types: EntityType[];
   created_by: string;
   created_at: Date;
   updated_at: Date;
@@ -85,6 +87,17 @@ export async function listMolds(
     updated_at: toIso(row.updated_at),
   }));
   return { molds, total: Number(total) };
+}
+
+/** Published molds that declare `entityType` among their entity types (an entity's quick actions), by name. */
+export async function publishedMoldsFor(trx: Knex, entityType: EntityType, limit: number) {
+  const rows: Pick<MoldRow, 'id' | 'slug' | 'name' | 'description' | 'category' | 'icon'>[] = await trx('molds')
+    .where({ published: true })
+    .whereRaw('entity_types @> array[?]::text[]', [entityType])
+    .orderBy([{ column: 'name' }, { column: 'slug' }])
+    .limit(limit)
+    .select('id', 'slug', 'name', 'description', 'category', 'icon');
+  return rows;
 }
 
 export async function findMold(trx: Knex, slug: string): Promise<MoldRow | undefined> {

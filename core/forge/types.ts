@@ -1,4 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { ENTITY_TYPES } from '../catalog/types';
 
 // The forge's vocabulary and shapes, defined once: the enumerations (`as const`, so schemas,
 // types, stores and workflows share them; the database's CHECK constraints are tested against
@@ -134,6 +135,13 @@ const moldFields = {
   icon: { type: 'string', maxLength: 200 },
   parameters: { type: 'array', maxItems: 100, items: moldParameterSchema },
   actions: { type: 'array', maxItems: 100, items: moldActionSchema },
+  /** The entity types whose quick actions list this mold (once published); none when empty. */
+  entity_types: {
+    type: 'array',
+    maxItems: ENTITY_TYPES.length,
+    uniqueItems: true,
+    items: { type: 'string', enum: ENTITY_TYPES },
+  },
 } as const;
 
 export const createMoldSchema = {
@@ -215,6 +223,7 @@ export const MOLD_HEADER_FIELDS = [
   'published',
   'version',
   'requires_approval',
+  'entity_types',
   'created_by',
   'created_at',
   'updated_at',

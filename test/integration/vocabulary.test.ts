@@ -1,5 +1,15 @@
 import type { Knex } from 'knex';
 import { ACTOR_TYPES, AUDIT_STATUSES } from '../../core/audit/types';
+import {
+  CHANGELOG_ACTIONS,
+  ENTITY_SOURCES,
+  ENTITY_TYPES,
+  LIFECYCLES,
+  MANIFEST_TYPES,
+  README_FORMATS,
+  RELATION_TYPES,
+  TIERS,
+} from '../../core/catalog/types';
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
@@ -41,6 +51,14 @@ test.each([
   ['run_steps', 'status', STEP_STATUSES],
   ['run_logs', 'level', LOG_LEVELS],
   ['run_decisions', 'decision', DECISION_KINDS],
+  ['entities', 'type', ENTITY_TYPES],
+  ['entities', 'lifecycle', LIFECYCLES],
+  ['entities', 'tier', TIERS],
+  ['entities', 'source', ENTITY_SOURCES],
+  ['entities', 'readme_format', README_FORMATS],
+  ['entity_relations', 'type', RELATION_TYPES],
+  ['entity_changelog', 'action', CHANGELOG_ACTIONS],
+  ['manifests', 'manifest_type', MANIFEST_TYPES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });
