@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { isBuiltInRole } from '../../core/auth/permissions';
-import { findTenantId } from '../../core/auth/store';
-import { UUID } from '../../core/ids';
 import { signDevSessionToken } from '../../core/auth/sessionTokens';
 import type { Config } from '../../core/config';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
+import { ensureTenant } from './tenants';
 
 export interface DevTokenRequest {
   /** A tenant id (uuid) or slug; created when it does not exist. */
@@ -20,7 +18,7 @@ export interface DevTokenRequest {
 
 /**
  * Mints a session token the API accepts in its default dev configuration: ensures the tenant
- * and the user exist, assigns the requested roles directly, and signs with the local dev key.
+ * (`ensureTenant`) and the user exist, assigns the requested roles directly, and signs with the local dev key.
  */
 export async function issueDevToken(
   config: Config,
@@ -29,13 +27,10 @@ export async function issueDevToken(
   const app = createPool(config.database.appUrl, 1);
   const system = createPool(config.database.systemUrl, 1);
   try {
-    const tenantId =
-      (await findTenantId(system, request.tenant)) ?? (UUID.test(request.tenant) ? request.tenant : randomUUID());
-    const slug = UUID.test(request.tenant) ? `tenant-${tenantId.slice(0, 8)}` : request.tenant;
+    const tenantId = await ensureTenant(app, system, request.tenant);
     const subject = `dev|${request.email}`;
     const name = request.name ?? request.email.split('@')[0];
     const userId = await withTenant(app, tenantId, async (trx) => {
-      await trx('tenants').insert({ id: tenantId, slug, name: slug }).onConflict('id').ignore();
       // By email, as sign-in links users: a user an identity provider created keeps its subject.
       const [user] = await trx('users')
         .insert({ tenant_id: tenantId, subject, email: request.email, name })

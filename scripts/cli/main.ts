@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config';
 import { issueDevToken } from './devToken';
+import { seedCatalog } from './seedCatalog';
 
 // The operator CLI: `npx shipyard <command> …`. One function per command.
 
@@ -8,9 +9,14 @@ const TOKEN_USAGE = `  shipyard token --tenant <id-or-slug> --email <email> [--n
       prints a session token the local API accepts (dev signing key); creates the tenant and
       user when missing and assigns the roles directly`;
 
+const SEED_USAGE = `  shipyard seed --tenant <id-or-slug> [--entities 1000] [--teams N]
+      fills the tenant (created when missing) with a generated catalog: teams, entities and
+      relations, in bulk; the same counts again add nothing`;
+
 const USAGE = `usage:
   shipyard --help          this text
-${TOKEN_USAGE}`;
+${TOKEN_USAGE}
+${SEED_USAGE}`;
 
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -67,7 +73,34 @@ async function token(args: string[]): Promise<void> {
   process.stdout.write(`${jwt}\n`);
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { token };
+/** A whole number of at least `min` (`name` is the option, for the message). */
+function count(name: string, value: string, min: number): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min)
+    throw new UsageError(`--${name} must be a whole number of at least ${min}`);
+  return parsed;
+}
+
+async function seed(args: string[]): Promise<void> {
+  if (args.some((arg) => HELP.has(arg))) {
+    process.stdout.write(`usage:\n${SEED_USAGE}\n`);
+    return;
+  }
+  const { values } = parseArgs({
+    args,
+    options: { tenant: { type: 'string' }, entities: { type: 'string', default: '1000' }, teams: { type: 'string' } },
+  });
+  if (!values.tenant) throw new UsageError('--tenant is required');
+  const entities = count('entities', values.entities, 1);
+  const teams = values.teams === undefined ? undefined : count('teams', values.teams, 1);
+  const result = await seedCatalog(loadConfig(), { tenant: values.tenant, entities, teams });
+  process.stdout.write(
+    `seeded tenant ${values.tenant} (${result.tenantId}): ${result.entities} new entities, ` +
+      `${result.relations} new relations, ${result.teams} teams, in ${result.seconds.toFixed(1)} s\n`,
+  );
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { token, seed };
 
 async function main([command, ...args]: string[]): Promise<void> {
   // Asked for, usage is the answer (stdout, exit 0); a wrong call gets it as an error (stderr, 2).

@@ -112,12 +112,14 @@ test.each([['0s'], ['-5m'], ['1x'], ['']])(
   },
 );
 
-test.each([[['--help']], [['-h']], [['token', '--help']]])(
-  '`shipyard %j` prints usage on stdout and exits 0',
-  async (args) => {
-    const { stdout, stderr } = await shipyard(args);
-    expect(stdout).toMatch(/^usage:\n {2}shipyard/);
-    expect(stdout).toContain('shipyard token --tenant <id-or-slug> --email <email>');
-    expect(stderr).toBe('');
-  },
-);
+test.each([
+  [['--help'], 'shipyard token --tenant <id-or-slug> --email <email>'],
+  [['-h'], 'shipyard seed --tenant <id-or-slug>'],
+  [['token', '--help'], 'shipyard token --tenant <id-or-slug> --email <email>'],
+  [['seed', '--help'], 'shipyard seed --tenant <id-or-slug> [--entities 1000]'],
+])('`shipyard %j` prints usage on stdout and exits 0', async (args, usage) => {
+  const { stdout, stderr } = await shipyard(args);
+  expect(stdout).toMatch(/^usage:\n {2}shipyard/);
+  expect(stdout).toContain(usage);
+  expect(stderr).toBe('');
+});
