@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
 import { loadConfig } from '../../core/config';
@@ -8,12 +7,11 @@ import { closeDeps, createDeps } from '../../api/deps';
 import { defineRoute } from '../../api/http/route';
 import { apiRoutes } from '../../api/routes';
 import { issueDevToken } from '../cli/devToken';
+import { CONCURRENCY, get, measure, REQUESTS } from './load';
 
 // `npm run bench:auth`: what authentication adds to a request. Three identical no-op routes
 // differ only in access level; each is hit REQUESTS times by CONCURRENCY clients, and the
 // script prints latency figures and the overhead over the unauthenticated route.
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
 const noop = (path: string, access: 'public' | 'authenticated') =>
   defineRoute({
@@ -25,29 +23,6 @@ const noop = (path: string, access: 'public' | 'authenticated') =>
     responses: { 200: { description: 'ok' } },
     handler: () => ({ ok: true }),
   });
-
-async function measure(url: string, headers: Record<string, string>): Promise<number[]> {
-  const latencies: number[] = [];
-  let next = 0;
-  const client = async () => {
-    while (next++ < REQUESTS) {
-      const started = performance.now();
-      const res = await fetch(url, { headers });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-      latencies.push(performance.now() - started);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, client));
-  const seconds = (performance.now() - started) / 1000;
-  return Object.assign(
-    latencies.sort((a, b) => a - b),
-    { rps: REQUESTS / seconds },
-  );
-}
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -86,11 +61,10 @@ async function main(): Promise<void> {
     console.log('case                    median_ms  p95_ms  p99_ms    req/s');
     const medians: number[] = [];
     for (const [name, path, headers] of cases) {
-      await measure(`${base}${path}`, headers); // warm-up (JIT, pools, the key cache)
-      const result = (await measure(`${base}${path}`, headers)) as number[] & { rps: number };
-      medians.push(pct(result, 50));
+      const result = await measure(() => get(`${base}${path}`, headers));
+      medians.push(result.p50);
       console.log(
-        `${name.padEnd(22)} ${pct(result, 50).toFixed(2).padStart(10)} ${pct(result, 95).toFixed(2).padStart(7)} ${pct(result, 99).toFixed(2).padStart(7)} ${result.rps.toFixed(0).padStart(8)}`,
+        `${name.padEnd(22)} ${result.p50.toFixed(2).padStart(10)} ${result.p95.toFixed(2).padStart(7)} ${result.p99.toFixed(2).padStart(7)} ${result.rps.toFixed(0).padStart(8)}`,
       );
     }
     console.log(

@@ -16,6 +16,7 @@ import { createPool } from '../../db/pool';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
 import type { benchFloor, FloorActivities } from './floorWorkflow';
+import { percentile } from './load';
 
 // `npm run bench:forge`: what forge adds to a run. A mold of ACTIONS no-op api-call actions is
 // run through the API until its status reads `completed`; the floor is the same activities in a
@@ -32,7 +33,6 @@ const FLOOR_QUEUE = 'bench-floor';
 // told to allow, as an operator would allow an internal service (127.0.0.1 stays refused).
 const TARGET_HOST = '127.0.0.77';
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
@@ -152,8 +152,8 @@ async function main(): Promise<void> {
     console.log('case                 median_ms  p95_ms  mean_ms  min_ms  max_ms');
     const row = (name: string, sorted: number[]) => {
       const mean = sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length;
-      const cells = [pct(sorted, 50), pct(sorted, 95), mean, sorted[0], sorted[sorted.length - 1]].map((ms) =>
-        ms.toFixed(1),
+      const cells = [percentile(sorted, 50), percentile(sorted, 95), mean, sorted[0], sorted[sorted.length - 1]].map(
+        (ms) => ms.toFixed(1),
       );
       console.log(
         `${name.padEnd(20)} ${cells[0].padStart(9)} ${cells[1].padStart(7)} ${cells[2].padStart(8)} ${cells[3].padStart(7)} ${cells[4].padStart(7)}`,
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     row('forge run (API)', sortedOurs);
     row('floor (bare wf)', sortedFloor);
     const over = (p: number) => {
-      const ms = pct(sortedOurs, p) - pct(sortedFloor, p);
+      const ms = percentile(sortedOurs, p) - percentile(sortedFloor, p);
       return `${ms < 0 ? '' : '+'}${ms.toFixed(1)} ms`;
     };
     console.log(`overhead (ours - floor): median ${over(50)}, p95 ${over(95)}`);

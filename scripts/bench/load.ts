@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+// What the HTTP benchmarks share: a closed-loop load driver, kept-alive GETs, and child
+// processes for the API and the floors (so each has its own CPU profile and RSS).
+
+export const ROOT = path.join(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** Requests per measured pass and concurrent keep-alive clients, from the environment. */
+export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+export const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+export interface Figures {
+  rps: number;
+  /** Latency percentiles in ms. */
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** Runs `once` `requests` times from CONCURRENCY loops; latencies in ms. */
+async function drive(once: () => Promise<void>, requests: number): Promise<Figures> {
+  const latencies: number[] = [];
+  let next = 0;
+  const loop = async () => {
+    while (next++ < requests) {
+      const started = performance.now();
+      await once();
+      latencies.push(performance.now() - started);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: requests / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** A warm-up pass (JIT, pools, caches), then the measured one. */
+export async function measure(once: () => Promise<void>, requests = REQUESTS): Promise<Figures> {
+  await drive(once, requests);
+  return drive(once, requests);
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+/** One GET on a kept-alive socket; anything but 200 stops the bench. */
+export function get(url: string, headers: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve() : reject(new Error(`${url} answered ${res.statusCode}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Starts a TypeScript entry as a child process and waits until `ready` resolves to its base URL. */
+export async function child(
+  entry: string,
+  env: Record<string, string>,
+  ready: (proc: ChildProcess) => Promise<string>,
+): Promise<{ proc: ChildProcess; base: string }> {
+  const proc = spawn(TSX, [path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const base = await ready(proc);
+  return { proc, base };
+}
+
+/** The first line a child prints (the floors print their port). */
+export const firstLine = (proc: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    proc.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    proc.once('exit', (code) => reject(new Error(`exited with ${code} before it listened`)));
+  });
+
+export async function untilUp(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      await get(url, {});
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`${url} never answered`);
+}
+
+/**
+ * The API as deployed, in a child process on a free port with default logging (to a pipe
+ * nobody reads but drains); resolves once /healthz answers.
+ */
+export async function startApiProcess(): Promise<{ proc: ChildProcess; base: string }> {
+  const port = await freePort();
+  const api = await child('api/server.ts', { PORT: String(port), HOST: '127.0.0.1' }, async () => {
+    const base = `http://127.0.0.1:${port}`;
+    await untilUp(`${base}/healthz`);
+    return base;
+  });
+  api.proc.stdout!.resume();
+  return api;
+}
+
+export const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
