@@ -153,10 +153,10 @@ export function listZombies(
   filter: ZombieFilter,
   window: DirectedKeysetWindow,
 ): Promise<KeysetRow<Zombie>[]> {
-  const query = zombies(db, filter).select(
-    entityColumns(),
-    db.raw(`extract(day from now() - e.last_activity_at)::int as inactive_days`),
-  );
+  const query = zombies(db, filter).select([
+    ...entityColumns(),
+    db.raw('extract(day from now() - e.last_activity_at)::int as inactive_days'),
+  ]);
   return keysetSelect(
     db,
     query,

@@ -114,6 +114,12 @@ export async function listRelations(
   };
 }
 
+interface RelationRow {
+  from_entity_id: string;
+  to_entity_id: string;
+  type: RelationType;
+}
+
 export interface TopologyEdge {
   from: string;
   to: string;
@@ -135,10 +141,16 @@ export interface Topology {
 export async function topologyAround(db: Knex, rootId: string, depth: number, maxNodes: number): Promise<Topology> {
   const depthOf = new Map<string, number>([[rootId, 0]]);
   const edges = new Map<string, TopologyEdge>();
+  const addEdge = (row: RelationRow) =>
+    edges.set(`${row.from_entity_id} ${row.type} ${row.to_entity_id}`, {
+      from: row.from_entity_id,
+      to: row.to_entity_id,
+      type: row.type,
+    });
   let frontier = [rootId];
   let truncated = false;
   for (let level = 1; level <= depth && frontier.length; level++) {
-    const rows: { from_entity_id: string; to_entity_id: string; type: RelationType }[] = await db
+    const rows: RelationRow[] = await db
       .from('entity_relations')
       .whereIn('from_entity_id', frontier)
       .orWhereIn('to_entity_id', frontier)
@@ -154,27 +166,18 @@ export async function topologyAround(db: Knex, rootId: string, depth: number, ma
         depthOf.set(id, level);
         next.push(id);
       }
-      if (depthOf.has(row.from_entity_id) && depthOf.has(row.to_entity_id)) {
-        const edge = { from: row.from_entity_id, to: row.to_entity_id, type: row.type };
-        edges.set(`${edge.from} ${edge.type} ${edge.to}`, edge);
-      }
+      if (depthOf.has(row.from_entity_id) && depthOf.has(row.to_entity_id)) addEdge(row);
     }
     frontier = next;
   }
-  // Relations between two entities of the last level touched no earlier level's entity.
+  // Relations between two entities of the last level touch no earlier level's entity.
   if (frontier.length) {
-    const among: { from_entity_id: string; to_entity_id: string; type: RelationType }[] = await db
+    const among: RelationRow[] = await db
       .from('entity_relations')
       .whereIn('from_entity_id', frontier)
       .whereIn('to_entity_id', frontier)
       .select('from_entity_id', 'to_entity_id', 'type');
-    for (const row of among) {
-      edges.set(`${row.from_entity_id} ${row.type} ${row.to_entity_id}`, {
-        from: row.from_entity_id,
-        to: row.to_entity_id,
-        type: row.type,
-      });
-    }
+    among.forEach(addEdge);
   }
   const entities: EntityRef[] = await db('entities')
     .whereIn('id', [...depthOf.keys()])
