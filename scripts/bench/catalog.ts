@@ -1,0 +1,148 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
+import pino from 'pino';
+import { buildApp } from '../../api/app';
+import { closeDeps, createDeps } from '../../api/deps';
+import { loadConfig, type Config } from '../../core/config';
+import { issueDevToken } from '../cli/devToken';
+import { seedCatalog } from '../cli/seedCatalog';
+import { CONCURRENCY, get, measure, REQUESTS, startApiProcess, type Figures } from './load';
+
+// `npm run bench:catalog`: GET /entities on a tenant of ENTITIES seeded entities (npm run seed),
+// against its floor: the very statements the API sends for that page (captured from an
+// in-process API), replayed through raw `pg` in the same tenant transaction. Three pages: the
+// first, a filtered one, and one DEEP entities into the list by cursor.
+const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 100_000);
+const TENANT = process.env.BENCH_TENANT ?? 'bench-catalog';
+const DEEP = 5_000;
+
+interface Statement {
+  sql: string;
+  bindings: unknown[];
+}
+
+/** Seeds the tenant unless it already holds ENTITIES entities (seeding is idempotent anyway, but slower). */
+async function ensureCatalog(config: Config): Promise<void> {
+  const started = Date.now();
+  const result = await seedCatalog(config, { tenant: TENANT, entities: ENTITIES });
+  if (result.entities > 0) {
+    console.log(`seeded ${result.entities} entities into ${TENANT} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+}
+
+/**
+ * What the API sends to the database for `path`: its tenant BEGIN and the statements before
+ * its COMMIT. The API runs in this process for the capture only.
+ */
+async function captureStatements(
+  config: Config,
+  path: string,
+  authorization: string,
+): Promise<{ begin: string; statements: Statement[] }> {
+  const deps = await createDeps(config, pino({ level: 'silent' }));
+  const server = createServer(buildApp(deps).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const sent: { sql: string; bindings: unknown[]; __knexTxId?: string }[] = [];
+  const record = (query: (typeof sent)[number]) => sent.push(query);
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+    await get(url, { authorization }); // warms the key cache: the recorded request is a cached one
+    deps.db.on('query', record);
+    await get(url, { authorization });
+  } finally {
+    deps.db.off('query', record);
+    server.close();
+    await closeDeps(deps);
+  }
+  const entityQuery = sent.find((q) => /from "entities"/.test(q.sql));
+  if (!entityQuery) throw new Error(`${path} sent no query on entities`);
+  const transaction = sent.filter((q) => q.__knexTxId === entityQuery.__knexTxId);
+  const begin = transaction[0].sql;
+  if (!begin.startsWith('begin;') || transaction.at(-1)?.sql !== 'COMMIT;') {
+    throw new Error(`unexpected transaction shape: ${transaction.map((q) => q.sql).join(' | ')}`);
+  }
+  // knex reports each statement as it sent it: placeholders already numbered ($1, …).
+  return { begin, statements: transaction.slice(1, -1).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })) };
+}
+
+const row = (name: string, ours: Figures, floor: Figures) =>
+  [
+    name.padEnd(26),
+    `${ours.p50.toFixed(2)} / ${ours.p95.toFixed(2)}`.padStart(15),
+    `${floor.p50.toFixed(2)} / ${floor.p95.toFixed(2)}`.padStart(15),
+    ours.rps.toFixed(0).padStart(7),
+    floor.rps.toFixed(0).padStart(7),
+    `${(ours.p50 / floor.p50).toFixed(2)}×`.padStart(7),
+  ].join(' ');
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await ensureCatalog(config);
+  const { token } = await issueDevToken(config, { tenant: TENANT, email: 'bench@bench.test', roles: ['admin'] });
+  const api = await startApiProcess();
+  const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
+  let revokeKey = async () => {};
+  try {
+    const session = { authorization: `Bearer ${token}` };
+    const created = await fetch(`${api.base}/api/v1/admin/api-keys`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench-catalog-${Date.now()}`, scopes: ['catalog:read'] }),
+    });
+    if (created.status !== 201) throw new Error(`could not create the bench API key: ${created.status}`);
+    const apiKey = (await created.json()) as { id: string; token: string };
+    revokeKey = async () => {
+      await fetch(`${api.base}/api/v1/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: session });
+    };
+    const authorization = `Bearer ${apiKey.token}`;
+
+    // The deep page's cursor: DEEP entities in, by following next cursors.
+    let cursor = '';
+    for (let seen = 0; seen < DEEP; seen += 100) {
+      const page = (await (
+        await fetch(`${api.base}/api/v1/entities?limit=100&fields=name${cursor && `&cursor=${cursor}`}`, {
+          headers: { authorization },
+        })
+      ).json()) as { page: { nextCursor: string } };
+      cursor = encodeURIComponent(page.page.nextCursor);
+    }
+    const cases: [string, string][] = [
+      ['first page', '/api/v1/entities?limit=20'],
+      ['filtered page', '/api/v1/entities?limit=20&type=service&lifecycle=production&tier=tier2'],
+      [`page ${DEEP / 20 + 1} (by cursor)`, `/api/v1/entities?limit=20&cursor=${cursor}`],
+    ];
+
+    console.log(
+      `bench:catalog — GET /entities on ${ENTITIES} entities (tenant ${TENANT}), ${REQUESTS} requests per case, ` +
+        `${CONCURRENCY} keep-alive clients, cached API key; floor: the same statements through raw pg`,
+    );
+    console.log(
+      `${'case'.padEnd(26)} ${'ours p50/p95'.padStart(15)} ${'floor p50/p95'.padStart(15)} ${'ours/s'.padStart(7)} ${'floor/s'.padStart(7)} ${'p50 ×'.padStart(7)}`,
+    );
+    for (const [name, path] of cases) {
+      const { begin, statements } = await captureStatements(config, path, authorization);
+      const floor = await measure(async () => {
+        const client = await pg.connect();
+        try {
+          await client.query(begin);
+          for (const statement of statements) await client.query(statement.sql, statement.bindings);
+          await client.query('commit');
+        } finally {
+          client.release();
+        }
+      });
+      const ours = await measure(() => get(`${api.base}${path}`, { authorization }));
+      console.log(row(name, ours, floor));
+    }
+  } finally {
+    await revokeKey();
+    await pg.end();
+    api.proc.kill();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
