@@ -1,0 +1,260 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { isUsableServiceId, serviceIdFromName } from '../catalog/entityRules';
+import {
+  ENTITY_TYPES,
+  LIFECYCLES,
+  README_FORMATS,
+  RELATION_TYPES,
+  SERVICE_ID_PATTERN,
+  TIERS,
+  type ManifestType,
+} from '../catalog/types';
+import { convertBackstage } from './backstage';
+import { parseYamlStream, pathText, type YamlDocument } from './format';
+import {
+  MANIFEST_API_VERSION,
+  MANIFEST_KIND,
+  type Locate,
+  type Manifest,
+  type ManifestDocument,
+  type ManifestPath,
+  type SourceNote,
+} from './types';
+
+// Pure rules of manifests: the format's schema, validation with every problem at its line and
+// column, the quality analysis, and reading a YAML stream into checked documents (ours, or
+// Backstage's converted).
+
+/**
+ * Our format, as a JSON Schema (also the OpenAPI description of a converted manifest). The
+ * limits are those of the entity API (api/catalog/schemas.ts): a manifest writes through the same
+ * command, so it must not store what POST /entities would refuse. An empty value (`owner:`) is
+ * null, which clears the field like leaving it out.
+ */
+export const MANIFEST_SCHEMA = {
+  type: 'object',
+  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  additionalProperties: false,
+  properties: {
+    apiVersion: { const: MANIFEST_API_VERSION },
+    kind: { const: MANIFEST_KIND },
+    metadata: {
+      type: 'object',
+      required: ['name'],
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 200 },
+        service_id: { type: 'string', maxLength: 63, pattern: SERVICE_ID_PATTERN },
+        description: { type: ['string', 'null'], maxLength: 4000 },
+        tags: {
+          type: 'array',
+          maxItems: 100,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1, maxLength: 100 },
+        },
+        links: {
+          type: 'array',
+          maxItems: 50,
+          items: {
+            type: 'object',
+            required: ['title', 'url'],
+            additionalProperties: false,
+            properties: {
+              title: { type: 'string', minLength: 1, maxLength: 200 },
+              url: { type: 'string', format: 'uri', maxLength: 2000 },
+              icon: { type: 'string', maxLength: 100 },
+            },
+          },
+        },
+      },
+    },
+    spec: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { enum: ENTITY_TYPES },
+        lifecycle: { enum: [...LIFECYCLES, null] },
+        owner: { type: ['string', 'null'], minLength: 1, maxLength: 320 },
+        tier: { enum: [...TIERS, null] },
+        relations: {
+          type: 'array',
+          maxItems: 200,
+          uniqueItems: true,
+          items: {
+            type: 'object',
+            required: ['type', 'target'],
+            additionalProperties: false,
+            properties: {
+              type: { enum: RELATION_TYPES },
+              target: { type: 'string', minLength: 1, maxLength: 63 },
+            },
+          },
+        },
+        // Markdown text, or {content, format}: one schema for both (the keywords of each apply
+        // to its own type), so a problem is reported once rather than once per alternative.
+        readme: {
+          type: ['string', 'object', 'null'],
+          maxLength: 200_000,
+          required: ['content', 'format'],
+          additionalProperties: false,
+          properties: {
+            content: { type: 'string', maxLength: 200_000 },
+            format: { enum: README_FORMATS },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+const validateSchema = addFormats(new Ajv({ allErrors: true, strict: false })).compile(MANIFEST_SCHEMA);
+
+const segmentsOf = (instancePath: string): ManifestPath =>
+  instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment.replace(/~1/g, '/').replace(/~0/g, '~')));
+
+const listed = (values: readonly unknown[]) => values.filter((value) => value !== null).join(', ');
+
+function noteOf(error: ErrorObject, locate: Locate): SourceNote {
+  const path = segmentsOf(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  const at = (where: ManifestPath, message: string, key?: 'key') => ({
+    path: pathText(where),
+    ...locate(where, key),
+    message,
+  });
+  switch (error.keyword) {
+    case 'required':
+      // At the map that lacks the field, under the field's own path.
+      return { path: pathText([...path, params.missingProperty as string]), ...locate(path), message: 'is required' };
+    case 'additionalProperties':
+      return at([...path, params.additionalProperty as string], 'is not a field of this format', 'key');
+    case 'enum':
+      return at(path, `must be one of: ${listed(params.allowedValues as unknown[])}`);
+    case 'const':
+      return at(path, `must be ${JSON.stringify(params.allowedValue)}`);
+    case 'type':
+      // `null` is allowed where a field may be left empty; what to write there is the other type.
+      return at(
+        path,
+        `must be ${String(params.type)
+          .split(',')
+          .filter((type) => type !== 'null')
+          .join(' or ')}`,
+      );
+    default:
+      return at(path, error.message ?? 'is invalid');
+  }
+}
+
+/**
+ * Where a string or key holds NUL, which YAML can write (`"\0"`) but PostgreSQL cannot store:
+ * refused here as the writer's mistake, not failing in the database as the server's.
+ */
+function nulPaths(value: unknown, path: ManifestPath = []): ManifestPath[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [path] : [];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const at = [...path, Array.isArray(value) ? Number(key) : key];
+    return key.includes('\u0000') ? [at] : nulPaths(item, at);
+  });
+}
+
+/** Every problem of a manifest in our format (schema, then what a schema cannot say). */
+export function validateManifest(value: unknown, locate: Locate): SourceNote[] {
+  const nul = nulPaths(value);
+  if (nul.length) {
+    return nul.map((path) => ({
+      path: pathText(path),
+      ...locate(path),
+      message: 'must not contain the NUL character',
+    }));
+  }
+  if (!validateSchema(value)) return (validateSchema.errors ?? []).map((error) => noteOf(error, locate));
+  const { metadata } = value as Manifest;
+  const serviceId = metadata.service_id ?? serviceIdFromName(metadata.name);
+  if (isUsableServiceId(serviceId)) return [];
+  const path: ManifestPath = metadata.service_id === undefined ? ['metadata', 'name'] : ['metadata', 'service_id'];
+  const message =
+    metadata.service_id === undefined
+      ? 'no service_id can be derived from this name: add metadata.service_id'
+      : 'must not look like a uuid';
+  return [{ path: pathText(path), ...locate(path), message }];
+}
+
+/** Looks a converted manifest's path up in the Backstage source it came from (the nearest mapped ancestor). */
+function sourceLocator(origins: Map<string, ManifestPath>, locate: Locate): Locate {
+  return (path, at) => {
+    for (let length = path.length; length > 0; length--) {
+      const origin = origins.get(pathText(path.slice(0, length)));
+      if (origin) return locate([...origin, ...path.slice(length)], length === path.length ? at : undefined);
+    }
+    return locate([]);
+  };
+}
+
+/** The format of a document: the one asked for, else Backstage's when its apiVersion says so. */
+function formatOf(value: unknown, asked: ManifestType | undefined): ManifestType {
+  if (asked) return asked;
+  const apiVersion = (value as { apiVersion?: unknown } | null)?.apiVersion;
+  return typeof apiVersion === 'string' && apiVersion.startsWith('backstage.io/') ? 'backstage' : 'shipyard';
+}
+
+function checked(document: YamlDocument, asked: ManifestType | undefined): ManifestDocument {
+  const { index, line, source, problems, warnings } = document;
+  const base = { index, line, source, warnings, locate: document.locate };
+  if (problems.length) return { ...base, format: asked ?? 'shipyard', outcome: 'rejected', problems };
+  const format = formatOf(document.value, asked);
+  if (format === 'shipyard') {
+    const found = validateManifest(document.value, document.locate);
+    const kind = (document.value as { kind?: unknown } | null)?.kind;
+    return {
+      ...base,
+      format,
+      kind: typeof kind === 'string' ? kind : undefined,
+      outcome: found.length ? 'rejected' : 'accepted',
+      draft: document.value,
+      manifest: found.length ? undefined : (document.value as Manifest),
+      problems: found,
+    };
+  }
+  const conversion = convertBackstage(document.value, document.locate);
+  const converted = { ...base, format, kind: conversion.kind, warnings: [...warnings, ...conversion.warnings] };
+  if (!conversion.manifest) return { ...converted, outcome: conversion.outcome, problems: conversion.problems };
+  const locate = sourceLocator(conversion.origins, document.locate);
+  const found = [...conversion.problems, ...validateManifest(conversion.manifest, locate)];
+  return {
+    ...converted,
+    locate,
+    outcome: found.length ? 'rejected' : 'accepted',
+    draft: conversion.manifest,
+    manifest: found.length ? undefined : (conversion.manifest as unknown as Manifest),
+    problems: found,
+  };
+}
+
+/**
+ * Every non-empty document of a YAML stream, read as `format` (by default each by its apiVersion:
+ * `backstage.io/...` is Backstage's, anything else ours), converted and validated. Nothing here
+ * touches the database.
+ */
+export function readManifestDocuments(content: string, format?: ManifestType): ManifestDocument[] {
+  return parseYamlStream(content).map((document) => {
+    const read = checked(document, format);
+    return { ...read, problems: inSourceOrder(read.problems), warnings: inSourceOrder(read.warnings) };
+  });
+}
+
+/** The service_id of the entity a document declares, as far as it can be read; null for a skipped kind. */
+export function declaredServiceId(document: ManifestDocument): string | null {
+  if (document.outcome === 'skipped') return null;
+  const metadata = (document.draft as { metadata?: { service_id?: unknown; name?: unknown } } | undefined)?.metadata;
+  if (typeof metadata?.service_id === 'string') return metadata.service_id;
+  return typeof metadata?.name === 'string' ? serviceIdFromName(metadata.name) || null : null;
+}
+
+const inSourceOrder = (notes: SourceNote[]) => [...notes].sort((a, b) => a.line - b.line || a.column - b.column);
