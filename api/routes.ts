@@ -7,6 +7,7 @@ import { runRoutes } from './forge/runRoutes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
+import { manifestRoutes } from './manifests/routes';
 import { roleRoutes } from './roles/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
@@ -25,6 +26,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...userRoutes,
   ...groupRoutes,
   ...entityRoutes,
+  ...manifestRoutes,
   ...statsRoutes,
   ...moldRoutes,
   ...runRoutes,

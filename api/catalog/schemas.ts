@@ -175,7 +175,7 @@ export const entityListQuery = {
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      description: 'Words, each a prefix of a word of the name, service_id or description (all must match)',
+      description: 'A prefix of the name or the service_id, in any case',
     },
     source: { type: 'string', enum: ENTITY_SOURCES },
     manifestType: { type: 'string', enum: MANIFEST_TYPES, description: 'Entities whose manifest has this format' },

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { invalid } from '../errors';
 import { keysetSelect, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { ownersOfTeamSql } from './ownerStore';
 import { entityColumns, projectEntity, toEntityView, type EntityRow } from './entityStore';
@@ -27,7 +26,7 @@ export interface EntityFilter {
   tier?: Tier;
   /** Entities that carry every one of these tags. */
   tags?: string[];
-  /** Word prefixes, all of which must occur in the name, service id or description. */
+  /** A prefix of the name or the service id, in any case. */
   search?: string;
   source?: EntitySource;
   manifestType?: ManifestType;
@@ -39,23 +38,6 @@ export interface DirectedKeysetWindow extends KeysetWindow {
   backward: boolean;
 }
 
-const SEARCH_WORDS_MAX = 10;
-
-/**
- * The search text as a tsquery of word prefixes (`pay:* & eu:*`). Only letters and digits
- * reach the query, so no input can be read as tsquery syntax; text without any is a 400.
- */
-function prefixQuery(search: string): string {
-  const words = search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  if (!words.length) {
-    throw invalid('search has no letters or digits', [{ field: 'query.search', message: 'has no letters or digits' }]);
-  }
-  return words
-    .slice(0, SEARCH_WORDS_MAX)
-    .map((word) => `${word}:*`)
-    .join(' & ');
-}
-
 /** The filtered entities, unordered (`e`). */
 function filteredEntities(db: Knex, filter: EntityFilter): Knex.QueryBuilder {
   const query = db('entities as e');
@@ -64,8 +46,14 @@ function filteredEntities(db: Knex, filter: EntityFilter): Knex.QueryBuilder {
   }
   if (filter.team !== undefined) query.whereIn('e.owner', ownersOfTeamSql(db, filter.team));
   if (filter.tags?.length) query.whereRaw('e.tags @> ?::text[]', [filter.tags]);
-  if (filter.search !== undefined) {
-    query.whereRaw(`e.search_vector @@ to_tsquery('simple', ?)`, [prefixQuery(filter.search)]);
+  const { search } = filter;
+  if (search !== undefined) {
+    // starts_with on plain columns: leakproof, so row-level security lets the prefix indexes serve it.
+    query.where((q) =>
+      q
+        .whereRaw('starts_with(e.name_lower, lower(?))', [search])
+        .orWhereRaw('starts_with(e.service_id, lower(?))', [search]),
+    );
   }
   if (filter.manifestType !== undefined) {
     query.whereExists(
