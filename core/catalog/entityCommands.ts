@@ -12,7 +12,7 @@ import {
   type FieldChange,
   type RelationRef,
 } from './entityRules';
-import { deleteEntity, getEntity, insertEntity, lockEntity, updateEntity } from './entityStore';
+import { deleteEntity, getEntity, insertEntity, lockEntity, lockServiceId, updateEntity } from './entityStore';
 import { outgoingRelationRefs, replaceOutgoingRelations, resolveEntityRefs } from './relationStore';
 import type { EntityChange, EntityInput, EntitySource, EntityView, RelationInput, RelationType } from './types';
 
@@ -176,6 +176,7 @@ export async function upsertEntity(
   source: EntitySource,
 ): Promise<{ entity: EntityView; created: boolean }> {
   const serviceId = serviceIdOf(input);
+  await lockServiceId(db, by.tenantId, serviceId);
   if (!(await getEntity(db, serviceId))) return { entity: await createEntity(db, by, input, source), created: true };
   const entity = await applyFields(db, by, serviceId, { ...inputFields(input), source }, input.relations);
   return { entity, created: false };

@@ -117,6 +117,14 @@ function writtenColumns(fields: EntityFields): Record<string, unknown> {
   return columns;
 }
 
+/**
+ * Holds the service id until commit, so concurrent upserts of one service id run one after the
+ * other (the second then finds the first's entity) instead of both inserting.
+ */
+export async function lockServiceId(db: Knex, tenantId: string, serviceId: string): Promise<void> {
+  await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`entity:${tenantId}:${serviceId}`]);
+}
+
 /** Inserts an entity; undefined when its service id is taken in this tenant. */
 export async function insertEntity(
   db: Knex,
