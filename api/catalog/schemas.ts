@@ -47,22 +47,7 @@ export const entityLinkSchema = {
 
 export const entitySchema = {
   type: 'object',
-  required: [
-    'id',
-    'service_id',
-    'name',
-    'type',
-    'lifecycle',
-    'owner',
-    'description',
-    'tier',
-    'tags',
-    'links',
-    'source',
-    'last_activity_at',
-    'created_at',
-    'updated_at',
-  ],
+  required: ENTITY_VIEW_FIELDS,
   properties: {
     id: { type: 'string', format: 'uuid' },
     service_id: { type: 'string' },

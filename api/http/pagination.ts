@@ -142,17 +142,22 @@ interface KeysetCursorV1 {
   o: number;
 }
 
+/** The JSON inside a base64url cursor; anything else is a 400 (`invalidCursor`). */
+function decodeCursorEnvelope(cursor: string): unknown {
+  // Buffer silently skips characters outside base64url, so check the alphabet first.
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
+  try {
+    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+}
+
 const encodeKeysetCursor = (cursor: Omit<KeysetCursorV1, 'v'>): string =>
   Buffer.from(JSON.stringify({ v: 1, ...cursor })).toString('base64url');
 
 function decodeKeysetCursor(cursor: string): KeysetCursorV1 {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
+  const envelope = decodeCursorEnvelope(cursor);
   const { v, d, p, o } = (envelope ?? {}) as Partial<KeysetCursorV1>;
   const valid =
     v === 1 &&
@@ -316,14 +321,7 @@ export function encodeShapeDCursor(afterId: string): string {
 
 /** The id a cursor points after. Anything this API did not issue is a 400, never a 500. */
 export function decodeShapeDCursor(cursor: string): string {
-  // Buffer silently skips characters outside base64url, so check the alphabet first.
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
+  const envelope = decodeCursorEnvelope(cursor);
   if (typeof envelope !== 'object' || envelope === null) throw invalidCursor();
   const { v, id } = envelope as { v?: unknown; id?: unknown };
   if (v !== 1 || typeof id !== 'string' || id === '') throw invalidCursor();
