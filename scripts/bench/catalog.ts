@@ -12,7 +12,9 @@ import { CONCURRENCY, get, measure, REQUESTS, startApiProcess, type Figures } fr
 // `npm run bench:catalog`: GET /entities on a tenant of ENTITIES seeded entities (npm run seed),
 // against its floor: the very statements the API sends for that page (captured from an
 // in-process API), replayed through raw `pg` in the same tenant transaction. Three pages: the
-// first, a filtered one, and one DEEP entities into the list by cursor.
+// first, a filtered one, and one DEEP entities into the list by cursor. Each is measured twice:
+// latency with one client (a request's own cost), throughput with CONCURRENCY clients (on two
+// cores the API then takes CPU from PostgreSQL, which the floor's client barely does).
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 100_000);
 const TENANT = process.env.BENCH_TENANT ?? 'bench-catalog';
 const DEEP = 5_000;
@@ -66,14 +68,16 @@ async function captureStatements(
   return { begin, statements: transaction.slice(1, -1).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })) };
 }
 
-const row = (name: string, ours: Figures, floor: Figures) =>
+const ms = (f: Figures) => `${f.p50.toFixed(2)} / ${f.p95.toFixed(2)}`;
+const row = (name: string, ours: Figures, floor: Figures, oursLoaded: Figures, floorLoaded: Figures) =>
   [
-    name.padEnd(26),
-    `${ours.p50.toFixed(2)} / ${ours.p95.toFixed(2)}`.padStart(15),
-    `${floor.p50.toFixed(2)} / ${floor.p95.toFixed(2)}`.padStart(15),
-    ours.rps.toFixed(0).padStart(7),
-    floor.rps.toFixed(0).padStart(7),
-    `${(ours.p50 / floor.p50).toFixed(2)}×`.padStart(7),
+    name.padEnd(22),
+    ms(ours).padStart(15),
+    ms(floor).padStart(15),
+    `${(ours.p50 / floor.p50).toFixed(2)}×`.padStart(6),
+    oursLoaded.rps.toFixed(0).padStart(7),
+    floorLoaded.rps.toFixed(0).padStart(8),
+    `${(oursLoaded.rps / floorLoaded.rps).toFixed(2)}×`.padStart(7),
   ].join(' ');
 
 async function main(): Promise<void> {
@@ -114,15 +118,17 @@ async function main(): Promise<void> {
     ];
 
     console.log(
-      `bench:catalog — GET /entities on ${ENTITIES} entities (tenant ${TENANT}), ${REQUESTS} requests per case, ` +
-        `${CONCURRENCY} keep-alive clients, cached API key; floor: the same statements through raw pg`,
+      `bench:catalog — GET /entities on ${ENTITIES} entities (tenant ${TENANT}), cached API key, the API in its own ` +
+        `process; floor: the same statements through raw pg in the same tenant transaction. Latency: one client, ` +
+        `${REQUESTS / 4} requests; throughput: ${CONCURRENCY} keep-alive clients, ${REQUESTS} requests`,
     );
     console.log(
-      `${'case'.padEnd(26)} ${'ours p50/p95'.padStart(15)} ${'floor p50/p95'.padStart(15)} ${'ours/s'.padStart(7)} ${'floor/s'.padStart(7)} ${'p50 ×'.padStart(7)}`,
+      `${'case'.padEnd(22)} ${'ours p50/p95 ms'.padStart(15)} ${'floor p50/p95'.padStart(15)} ${'p50 ×'.padStart(6)} ` +
+        `${'ours/s'.padStart(7)} ${'floor/s'.padStart(8)} ${'req/s ×'.padStart(7)}`,
     );
     for (const [name, path] of cases) {
       const { begin, statements } = await captureStatements(config, path, authorization);
-      const floor = await measure(async () => {
+      const floorOnce = async () => {
         const client = await pg.connect();
         try {
           await client.query(begin);
@@ -131,9 +137,12 @@ async function main(): Promise<void> {
         } finally {
           client.release();
         }
-      });
-      const ours = await measure(() => get(`${api.base}${path}`, { authorization }));
-      console.log(row(name, ours, floor));
+      };
+      const oursOnce = () => get(`${api.base}${path}`, { authorization });
+      const single = { requests: REQUESTS / 4, concurrency: 1 };
+      const [floor, ours] = [await measure(floorOnce, single), await measure(oursOnce, single)];
+      const [floorLoaded, oursLoaded] = [await measure(floorOnce), await measure(oursOnce)];
+      console.log(row(name, ours, floor, oursLoaded, floorLoaded));
     }
   } finally {
     await revokeKey();

@@ -26,8 +26,8 @@ export interface Figures {
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** Runs `once` `requests` times from CONCURRENCY loops; latencies in ms. */
-async function drive(once: () => Promise<void>, requests: number): Promise<Figures> {
+/** Runs `once` `requests` times from `concurrency` loops; latencies in ms. */
+async function drive(once: () => Promise<void>, requests: number, concurrency: number): Promise<Figures> {
   const latencies: number[] = [];
   let next = 0;
   const loop = async () => {
@@ -38,7 +38,7 @@ async function drive(once: () => Promise<void>, requests: number): Promise<Figur
     }
   };
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
+  await Promise.all(Array.from({ length: concurrency }, loop));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {
@@ -49,10 +49,16 @@ async function drive(once: () => Promise<void>, requests: number): Promise<Figur
   };
 }
 
-/** A warm-up pass (JIT, pools, caches), then the measured one. */
-export async function measure(once: () => Promise<void>, requests = REQUESTS): Promise<Figures> {
-  await drive(once, requests);
-  return drive(once, requests);
+/**
+ * A warm-up pass (JIT, pools, caches), then the measured one. With one client the latencies
+ * are a request's own (nothing queues); with CONCURRENCY the machine is saturated.
+ */
+export async function measure(
+  once: () => Promise<void>,
+  { requests = REQUESTS, concurrency = CONCURRENCY } = {},
+): Promise<Figures> {
+  await drive(once, requests, concurrency);
+  return drive(once, requests, concurrency);
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
