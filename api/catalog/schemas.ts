@@ -4,46 +4,32 @@ import {
   ENTITY_TYPES,
   LIFECYCLES,
   MANIFEST_TYPES,
-  README_FORMATS,
-  RELATION_TYPES,
-  SERVICE_ID_PATTERN,
   TIERS,
 } from '../../core/catalog/types';
+import {
+  ENTITY_DESCRIPTION_SCHEMA,
+  ENTITY_LINK_SCHEMA,
+  ENTITY_LINKS_SCHEMA,
+  ENTITY_NAME_SCHEMA,
+  ENTITY_OWNER_SCHEMA,
+  ENTITY_TAGS_SCHEMA,
+  MAX_RELATIONS,
+  README_SCHEMA,
+  RELATION_INPUT_SCHEMA,
+  SERVICE_ID_SCHEMA,
+} from '../../core/catalog/fieldSchemas';
 import { shapeAQuery } from '../http/pagination';
 import { shapeAPageSchema } from '../teams/schemas';
 
 // The catalog's request and response schemas. `entitySchema` is the spec's Entity, declared once.
 
-const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const description = { type: ['string', 'null'], maxLength: 4000 } as const;
-const owner = {
-  type: ['string', 'null'],
-  minLength: 1,
-  maxLength: 320,
-  description: 'A team slug or a user email',
-} as const;
+const name = ENTITY_NAME_SCHEMA;
+const description = ENTITY_DESCRIPTION_SCHEMA;
+const owner = ENTITY_OWNER_SCHEMA;
 const lifecycle = { type: ['string', 'null'], enum: [...LIFECYCLES, null] } as const;
 const tier = { type: ['string', 'null'], enum: [...TIERS, null] } as const;
-const tag = { type: 'string', minLength: 1, maxLength: 100 } as const;
-const tags = { type: 'array', items: tag, maxItems: 100, uniqueItems: true } as const;
-const serviceId = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 63,
-  pattern: SERVICE_ID_PATTERN,
-  description: 'Unique in the tenant; never a uuid',
-} as const;
-
-export const entityLinkSchema = {
-  type: 'object',
-  required: ['title', 'url'],
-  properties: {
-    title: { type: 'string', minLength: 1, maxLength: 200 },
-    url: { type: 'string', format: 'uri', maxLength: 2000 },
-    icon: { type: 'string', maxLength: 100 },
-  },
-  additionalProperties: false,
-} as const;
+const tags = ENTITY_TAGS_SCHEMA;
+export const entityLinkSchema = ENTITY_LINK_SCHEMA;
 
 export const entitySchema = {
   type: 'object',
@@ -71,31 +57,14 @@ export const entitySchema = {
   additionalProperties: false,
 } as const;
 
-export const readmeSchema = {
-  type: 'object',
-  required: ['content', 'format'],
-  properties: {
-    content: { type: 'string', maxLength: 200_000 },
-    format: { type: 'string', enum: README_FORMATS },
-  },
-  additionalProperties: false,
-} as const;
-
-export const relationInputSchema = {
-  type: 'object',
-  required: ['type', 'target'],
-  properties: {
-    type: { type: 'string', enum: RELATION_TYPES },
-    target: { type: 'string', minLength: 1, maxLength: 63, description: "The target's service_id or id" },
-  },
-  additionalProperties: false,
-} as const;
+export const readmeSchema = README_SCHEMA;
+export const relationInputSchema = RELATION_INPUT_SCHEMA;
 
 export const createEntitySchema = {
   type: 'object',
   required: ['name', 'type'],
   properties: {
-    service_id: serviceId,
+    service_id: SERVICE_ID_SCHEMA,
     name,
     type: { type: 'string', enum: ENTITY_TYPES },
     lifecycle,
@@ -103,8 +72,8 @@ export const createEntitySchema = {
     description,
     tier,
     tags,
-    links: { type: 'array', items: entityLinkSchema, maxItems: 50 },
-    relations: { type: 'array', items: relationInputSchema, maxItems: 200 },
+    links: ENTITY_LINKS_SCHEMA,
+    relations: { type: 'array', items: RELATION_INPUT_SCHEMA, maxItems: MAX_RELATIONS },
     readme: { anyOf: [readmeSchema, { type: 'null' }] },
   },
   additionalProperties: false,

@@ -2,14 +2,17 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isUsableServiceId, serviceIdFromName } from '../catalog/entityRules';
 import {
-  ENTITY_TYPES,
-  LIFECYCLES,
-  README_FORMATS,
-  RELATION_TYPES,
-  SERVICE_ID_PATTERN,
-  TIERS,
-  type ManifestType,
-} from '../catalog/types';
+  ENTITY_DESCRIPTION_SCHEMA,
+  ENTITY_LINKS_SCHEMA,
+  ENTITY_NAME_SCHEMA,
+  ENTITY_OWNER_SCHEMA,
+  ENTITY_TAGS_SCHEMA,
+  MAX_RELATIONS,
+  README_MAX_LENGTH,
+  RELATION_INPUT_SCHEMA,
+  SERVICE_ID_SCHEMA,
+} from '../catalog/fieldSchemas';
+import { ENTITY_TYPES, LIFECYCLES, README_FORMATS, TIERS, type ManifestType } from '../catalog/types';
 import { convertBackstage } from './backstage';
 import { parseYamlStream, pathText, type YamlDocument } from './format';
 import {
@@ -44,29 +47,11 @@ export const MANIFEST_SCHEMA = {
       required: ['name'],
       additionalProperties: false,
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200 },
-        service_id: { type: 'string', maxLength: 63, pattern: SERVICE_ID_PATTERN },
-        description: { type: ['string', 'null'], maxLength: 4000 },
-        tags: {
-          type: 'array',
-          maxItems: 100,
-          uniqueItems: true,
-          items: { type: 'string', minLength: 1, maxLength: 100 },
-        },
-        links: {
-          type: 'array',
-          maxItems: 50,
-          items: {
-            type: 'object',
-            required: ['title', 'url'],
-            additionalProperties: false,
-            properties: {
-              title: { type: 'string', minLength: 1, maxLength: 200 },
-              url: { type: 'string', format: 'uri', maxLength: 2000 },
-              icon: { type: 'string', maxLength: 100 },
-            },
-          },
-        },
+        name: ENTITY_NAME_SCHEMA,
+        service_id: SERVICE_ID_SCHEMA,
+        description: ENTITY_DESCRIPTION_SCHEMA,
+        tags: ENTITY_TAGS_SCHEMA,
+        links: ENTITY_LINKS_SCHEMA,
       },
     },
     spec: {
@@ -76,31 +61,18 @@ export const MANIFEST_SCHEMA = {
       properties: {
         type: { enum: ENTITY_TYPES },
         lifecycle: { enum: [...LIFECYCLES, null] },
-        owner: { type: ['string', 'null'], minLength: 1, maxLength: 320 },
+        owner: ENTITY_OWNER_SCHEMA,
         tier: { enum: [...TIERS, null] },
-        relations: {
-          type: 'array',
-          maxItems: 200,
-          uniqueItems: true,
-          items: {
-            type: 'object',
-            required: ['type', 'target'],
-            additionalProperties: false,
-            properties: {
-              type: { enum: RELATION_TYPES },
-              target: { type: 'string', minLength: 1, maxLength: 63 },
-            },
-          },
-        },
+        relations: { type: 'array', maxItems: MAX_RELATIONS, uniqueItems: true, items: RELATION_INPUT_SCHEMA },
         // Markdown text, or {content, format}: one schema for both (the keywords of each apply
         // to its own type), so a problem is reported once rather than once per alternative.
         readme: {
           type: ['string', 'object', 'null'],
-          maxLength: 200_000,
+          maxLength: README_MAX_LENGTH,
           required: ['content', 'format'],
           additionalProperties: false,
           properties: {
-            content: { type: 'string', maxLength: 200_000 },
+            content: { type: 'string', maxLength: README_MAX_LENGTH },
             format: { enum: README_FORMATS },
           },
         },
