@@ -6,30 +6,16 @@ import {
   ENTITY_VIEW_FIELDS,
   type EntityLink,
   type EntityReadme,
-  type EntitySource,
-  type EntityType,
   type EntityProjection,
   type EntityView,
   type EntityViewField,
-  type Lifecycle,
   type ReadmeFormat,
-  type Tier,
 } from './types';
 
 // The entities table: every SQL statement that reads or writes an entity's own row.
 
-export interface EntityRow {
-  id: string;
-  service_id: string;
-  name: string;
-  type: EntityType;
-  lifecycle: Lifecycle | null;
-  owner: string | null;
-  description: string | null;
-  tier: Tier | null;
-  tags: string[];
-  links: EntityLink[];
-  source: EntitySource;
+/** An entities row as the view reads it: the view's fields, timestamps as pg returns them. */
+export interface EntityRow extends Omit<EntityView, 'last_activity_at' | 'created_at' | 'updated_at'> {
   last_activity_at: Date;
   created_at: Date;
   updated_at: Date;
