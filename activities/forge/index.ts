@@ -45,24 +45,28 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       await inTenant(input, (trx) => appendLogs(trx, input.tenantId, input.runId, [input], { once: true }));
     },
 
-    /** Executes one action. Heartbeats let a cancel reach it; its output goes to the run log. */
-    async runAction(input: RunRef & { step: RunStepSpec; parameters: Record<string, unknown> }): Promise<unknown> {
+    /**
+     * Executes one action, and records its step: running as it starts, completed with its
+     * output when it succeeds, each in the transaction of a log line the action writes anyway
+     * (the workflow marks failures, skips and cancels). Heartbeats let a cancel reach it.
+     */
+    async runAction(input: RunRef & { step: RunStepSpec; parameters: Record<string, unknown> }): Promise<void> {
       const context = Context.current();
       const { step, parameters } = input;
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+      const lineOf = (message: string, level: LogLevel = 'info') => ({ position: step.position, level, message });
       const logLines = (messages: string[], level: LogLevel = 'info') =>
         inTenant(input, (trx) =>
           appendLogs(
             trx,
             input.tenantId,
             input.runId,
-            messages.map((message) => ({ position: step.position, level, message })),
+            messages.map((message) => lineOf(message, level)),
           ),
         );
-      const log = (message: string, level?: LogLevel) => logLines([message], level);
-      try {
-        await log(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
+      /** What the action answered, and the lines that close its log. */
+      const perform = async (): Promise<{ output: unknown; lines: ReturnType<typeof lineOf>[] }> => {
         switch (step.type) {
           case 'api-call': {
             const result = await httpAction(
@@ -77,8 +81,8 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
               parameters,
               context.cancellationSignal,
             );
-            await log(`${step.name}: HTTP ${result.status}${result.truncated ? ' (body truncated)' : ''}`);
-            return result;
+            const truncated = result.truncated ? ' (body truncated)' : '';
+            return { output: result, lines: [lineOf(`${step.name}: HTTP ${result.status}${truncated}`)] };
           }
           case 'script': {
             const maxOutputBytes = Number(config.max_output_bytes);
@@ -89,8 +93,10 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
               context.cancellationSignal,
               logLines,
             );
-            if (result.truncated) await log(`${step.name}: output truncated at ${maxOutputBytes} bytes`, 'warn');
-            return result;
+            const lines = result.truncated
+              ? [lineOf(`${step.name}: output truncated at ${maxOutputBytes} bytes`, 'warn')]
+              : [];
+            return { output: result, lines };
           }
           case 'vcs-host-a-action': {
             // The integration is read in its own short transaction, not held open over the call.
@@ -103,8 +109,7 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
               parameters,
               context.cancellationSignal,
             );
-            await log(`${step.name}: source host answered HTTP ${result.status}`);
-            return result;
+            return { output: result, lines: [lineOf(`${step.name}: source host answered HTTP ${result.status}`)] };
           }
           default:
             throw ApplicationFailure.nonRetryable(
@@ -112,8 +117,20 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
               'UnsupportedAction',
             );
         }
+      };
+      try {
+        await inTenant(input, async (trx) => {
+          await markStep(trx, input.runId, step.position, 'running');
+          const starting = lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
+          await appendLogs(trx, input.tenantId, input.runId, [starting]);
+        });
+        const { output, lines } = await perform();
+        await inTenant(input, async (trx) => {
+          if (lines.length) await appendLogs(trx, input.tenantId, input.runId, lines);
+          await markStep(trx, input.runId, step.position, 'completed', { output });
+        });
       } catch (err) {
-        await log(`${step.name}: ${(err as Error).message}`, 'error');
+        await logLines([`${step.name}: ${(err as Error).message}`], 'error');
         throw err;
       } finally {
         clearInterval(heartbeat);

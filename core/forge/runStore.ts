@@ -219,7 +219,8 @@ export async function markStep(
       status,
       error: extra.error ?? null,
       ...(extra.output !== undefined && { output: JSON.stringify(extra.output) }),
-      ...(status === 'running' && { started_at: trx.fn.now() }),
+      // A retried action marks its step running again; it started with its first attempt.
+      ...(status === 'running' && { started_at: trx.raw('coalesce(started_at, now())') }),
       ...(FINISHED_STEP.includes(status) && { finished_at: trx.fn.now() }),
     });
 }
