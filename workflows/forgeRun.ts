@@ -4,6 +4,7 @@ import {
   condition,
   defineSignal,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -105,6 +106,10 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
     await cancelRest(input.steps.length); // every step has ended by now: nothing left to mark
   };
 
+  // Runs started before the action activity marked its own step replay the workflow's marks
+  // around each action; decided once, before the first command, so it is the same at each replay.
+  const workflowMarksSteps = !patched('action-marks-its-step');
+
   // The API commits the run before starting this workflow. It marks the run failed when the
   // start seemed to fail: should the workflow have started after all, it stops here.
   if ((await record.markRun({ tenantId, runId, status: 'running' })) === 'already-finished') return;
@@ -138,8 +143,10 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
 
     // The action activity marks its step running and completed itself, in the transactions of
     // its own log lines: two local activities (and their database round trips) fewer per step.
+    if (workflowMarksSteps) await record.markStep({ tenantId, runId, position, status: 'running' });
     try {
       await actionScope.run(() => actionRunner(step)({ tenantId, runId, step, parameters: input.parameters }));
+      if (workflowMarksSteps) await record.markStep({ tenantId, runId, position, status: 'completed' });
     } catch (err) {
       if (cancelledBy || isCancellation(err)) return cancelRest(position);
       const message = failureMessage(err);

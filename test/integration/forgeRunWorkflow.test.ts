@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import path from 'node:path';
 import type { ForgeActivities } from '../../activities/forge';
 import { createKeyring } from '../../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
@@ -323,4 +325,16 @@ test('a run the API already ended (its workflow start seemed to fail) is not exe
   await (await start(input)).result();
   expect(rec.runs).toEqual([{ status: 'running', answer: 'already-finished' }]);
   expect(rec.actions).toEqual([]);
+});
+
+test("a run started by the code before the action activity marked its own step replays without a determinism error (its history keeps the workflow's step marks)", async () => {
+  // Recorded from that code (two api-call steps, plain payloads); a replay fails on any command
+  // the current code would issue differently at that point of the history.
+  const fixture = path.join(__dirname, '..', 'fixtures', 'forgeRun-workflow-marks-steps.history.bin');
+  const history = temporal.api.history.v1.History.decode(await readFile(fixture));
+  await Worker.runReplayHistory(
+    { workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') } },
+    history,
+    'forge-run-before-action-marks',
+  );
 });
