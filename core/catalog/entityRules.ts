@@ -3,14 +3,12 @@ import { UUID } from '../ids';
 import { slugify } from '../teams/store';
 import {
   ENTITY_VIEW_FIELDS,
+  type EntityInput,
   type EntityLink,
   type EntityReadme,
   type EntitySource,
-  type EntityType,
   type EntityViewField,
-  type Lifecycle,
   type RelationType,
-  type Tier,
 } from './types';
 
 // Pure decisions of entity writes: the derived service id, and which fields a write changes,
@@ -30,18 +28,12 @@ export interface RelationRef {
   target: string;
 }
 
-/** Every field an entity write can set; undefined = left as it is. */
-export interface EntityFields {
-  name?: string;
-  type?: EntityType;
-  lifecycle?: Lifecycle | null;
-  owner?: string | null;
-  description?: string | null;
-  tier?: Tier | null;
-  tags?: string[];
-  links?: EntityLink[];
+/**
+ * Every field an entity write can set; undefined = left as it is. A writer's input, with its
+ * relations resolved to service ids and the writer's source.
+ */
+export interface EntityFields extends Partial<Omit<EntityInput, 'service_id' | 'relations'>> {
   source?: EntitySource;
-  readme?: EntityReadme | null;
   relations?: RelationRef[];
 }
 
