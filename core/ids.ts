@@ -7,3 +7,18 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * built-in role's name.
  */
 export const uuidOrNullSql = (column: string) => `case when ${column} ~* '${UUID.source}' then ${column}::uuid end`;
+
+/**
+ * A readable id from a name: "Platform Team (EU)" → "platform-team-eu"; '' when nothing usable
+ * is left. Team slugs and service ids both start from it.
+ */
+export function slugify(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+}

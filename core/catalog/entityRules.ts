@@ -1,6 +1,5 @@
 import { invalid } from '../errors';
-import { UUID } from '../ids';
-import { slugify } from '../teams/store';
+import { slugify, UUID } from '../ids';
 import {
   ENTITY_VIEW_FIELDS,
   type EntityInput,

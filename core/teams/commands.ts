@@ -22,11 +22,11 @@ import {
   isUsableSlug,
   lockHierarchy,
   lockTeam,
-  slugify,
   updateTeam,
   wouldCreateCycle,
   type Team,
 } from './store';
+import { slugify } from '../ids';
 import type { TeamMemberRole } from './types';
 
 // Team writes: each checks, writes and audits against the team in the caller's transaction.

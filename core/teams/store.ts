@@ -32,18 +32,6 @@ export const toTeam = (row: TeamRow) => ({
   updated_at: toIso(row.updated_at),
 });
 
-/** "Platform Team (EU)" → "platform-team-eu"; '' when nothing usable is left. */
-export function slugify(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/, '');
-}
-
 /** A slug must never be read as an id by GET /teams/{id_or_slug}. */
 export const isUsableSlug = (slug: string) => slug !== '' && !UUID.test(slug);
 
