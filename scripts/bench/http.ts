@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     });
     const session = { authorization: `Bearer ${token}` };
     const koa = await child(
-      'scripts/bench/bareKoa.ts',
+      'scripts/bench/bareKoa',
       { BENCH_DATABASE_URL: config.database.appUrl, BENCH_TENANT_ID: tenantId },
       async (proc) => `http://127.0.0.1:${await firstLine(proc)}`,
     );

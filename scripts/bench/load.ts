@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -9,7 +9,6 @@ import { performance } from 'node:perf_hooks';
 // processes for the API and the floors (so each has its own CPU profile and RSS).
 
 export const ROOT = path.join(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 /** Requests per measured pass and concurrent keep-alive clients, from the environment. */
 export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -88,13 +87,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a TypeScript entry as a child process and waits until `ready` resolves to its base URL. */
+/**
+ * Starts a module of the compiled build (`dist/`, what the image runs: no TypeScript loader in
+ * the process) and waits until `ready` resolves to its base URL. `entry` is the source path
+ * without extension, e.g. `api/server`. The bench npm scripts build first.
+ */
 export async function child(
   entry: string,
   env: Record<string, string>,
   ready: (proc: ChildProcess) => Promise<string>,
 ): Promise<{ proc: ChildProcess; base: string }> {
-  const proc = spawn(TSX, [path.join(ROOT, entry)], {
+  const compiled = path.join(ROOT, 'dist', `${entry}.js`);
+  if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run \`npm run build\` first`);
+  const proc = spawn(process.execPath, [compiled], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -128,7 +133,7 @@ export async function untilUp(url: string): Promise<void> {
  */
 export async function startApiProcess(): Promise<{ proc: ChildProcess; base: string }> {
   const port = await freePort();
-  const api = await child('api/server.ts', { PORT: String(port), HOST: '127.0.0.1' }, async () => {
+  const api = await child('api/server', { PORT: String(port), HOST: '127.0.0.1' }, async () => {
     const base = `http://127.0.0.1:${port}`;
     await untilUp(`${base}/healthz`);
     return base;
