@@ -1,52 +1,143 @@
 import type { Knex } from 'knex';
-import PostgresClient from 'knex/lib/dialects/postgres';
-import PostgresTransaction from 'knex/lib/dialects/postgres/execution/pg-transaction';
 import { escapeLiteral } from 'pg';
 
-/** The transaction option `withTenant` passes to `TenantAwarePostgresClient`. */
-interface TenantTransactionConfig extends Knex.TransactionConfig {
-  tenantId?: string;
-}
-
-/**
- * A transaction that, given a tenant, sends the tenant setting with BEGIN: one round trip
- * where knex would make two. Simple-query text takes no parameters, so the id travels as an
- * escaped literal.
- */
-class TenantTransaction extends PostgresTransaction {
-  private readonly tenantId: string | undefined;
-
-  constructor(client: Knex.Client, container: unknown, config: TenantTransactionConfig | undefined, outerTx: unknown) {
-    super(client, container, config, outerTx);
-    // Read here, not in super: knex keeps only the options it knows. Begin runs later, after
-    // this constructor has returned.
-    this.tenantId = outerTx ? undefined : config?.tenantId;
-  }
-
-  begin(connection: unknown): Promise<unknown> {
-    if (this.tenantId === undefined) return super.begin(connection);
-    return this.query(connection, `begin; select set_config('app.tenant_id', ${escapeLiteral(this.tenantId)}, true)`);
-  }
-}
-
-/** knex's Postgres client, with transactions that can open inside a tenant (`withTenant`). */
-export class TenantAwarePostgresClient extends PostgresClient {
-  transaction(container: unknown, config: unknown, outerTx: unknown): Knex.Transaction {
-    // knex's typings call this knex's internal transaction class by the public transaction type.
-    const transaction = new TenantTransaction(this, container, config as TenantTransactionConfig | undefined, outerTx);
-    return transaction as unknown as Knex.Transaction;
-  }
+/** knex's client as a transaction uses it; `transacting` is missing from knex's types. */
+type KnexClient = Knex.Client & { transacting?: boolean };
+/** A pooled `pg` connection as knex hands it out, with the id knex's query events carry. */
+interface PooledConnection {
+  __knexTxId?: string;
 }
 
 /**
  * Runs `work` in one transaction whose row-level-security context is `tenantId`: every tenant
  * table's policy compares its rows to this setting, so queries inside see only that tenant.
  * `set_config(..., true)` scopes the setting to the transaction, so a pooled connection never
- * carries one tenant's context into another request. `db` is a pool from `createPool`.
+ * carries one tenant's context into another request.
+ *
+ * Not knex's `transaction()`, which builds a whole knex instance per transaction (its largest
+ * share of a request's CPU in bench:http's profile) and opens with a BEGIN of its own. Here the
+ * tenant setting travels with BEGIN as one simple query (which takes no parameters, so the id is
+ * an escaped literal), and `trx` is a thin knex bound to the connection. A nested
+ * `trx.transaction()` is knex's own savepoint on that connection.
  */
-export function withTenant<T>(db: Knex, tenantId: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  if (!(db.client instanceof TenantAwarePostgresClient)) throw new Error('withTenant needs a pool from createPool');
-  return db.transaction(work, { tenantId } as TenantTransactionConfig);
+export async function withTenant<T>(
+  db: Knex,
+  tenantId: string,
+  work: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
+  const client = db.client as KnexClient;
+  const connection = await client.acquireConnection();
+  const transaction = new TenantTransaction(db, client, connection);
+  try {
+    let result: T;
+    try {
+      await transaction.send(`begin; select set_config('app.tenant_id', ${escapeLiteral(tenantId)}, true)`);
+      result = await work(transaction.trx);
+    } catch (err) {
+      // The first error is the one worth reporting. A ROLLBACK that fails means the connection
+      // broke, and the pool discards a broken connection.
+      await transaction.end('ROLLBACK;').catch(() => {});
+      throw err;
+    }
+    await transaction.end('COMMIT;'); // a COMMIT that fails has rolled back
+    transaction.committed(result);
+    return result;
+  } catch (err) {
+    transaction.rolledBack(err);
+    throw err;
+  } finally {
+    transaction.close();
+    await client.releaseConnection(connection);
+  }
+}
+
+let transactionCount = 0;
+
+/** One tenant transaction on one pooled connection: the knex its work uses, and its end. */
+class TenantTransaction {
+  /** What `work` receives: knex, with every query bound to this transaction's connection. */
+  readonly trx: Knex.Transaction;
+  private open = true;
+  private settled!: { resolve: (value: unknown) => void; reject: (err: unknown) => void };
+
+  constructor(
+    db: Knex,
+    private readonly client: KnexClient,
+    private readonly connection: PooledConnection,
+  ) {
+    // Named like knex's own ids, so `query` events (which carry it) group by transaction.
+    connection.__knexTxId = `tenant-trx${++transactionCount}`;
+    // The pool's client with its connection handling replaced. Everything else, events
+    // included, is the pool's: query listeners on `db` see this transaction's statements.
+    const bound: KnexClient = Object.create(client);
+    bound.transacting = true; // so a nested transaction() is a savepoint
+    bound.acquireConnection = () => Promise.resolve(connection);
+    bound.releaseConnection = () => Promise.resolve();
+    bound.query = (conn, query) => this.guard(conn, query, () => client.query.call(bound, conn, query));
+    bound.stream = (conn, query, stream, options) =>
+      this.guard(conn, query, () => client.stream.call(bound, conn, query, stream, options));
+
+    // knex(table) and every method knex has, inherited from the pool's knex; only the context
+    // (which holds the client) is this transaction's own.
+    const context = Object.create((db as unknown as { context: KnexContext }).context) as KnexContext;
+    context.client = bound;
+    context.userParams = {};
+    const trx = function (tableName?: Knex.TableDescriptor, options?: unknown) {
+      const builder = context.queryBuilder();
+      return tableName ? builder.table(tableName, options as never) : builder;
+    };
+    Object.setPrototypeOf(trx, db);
+    // knex's `executionPromise`: settles once the transaction has committed (its work's result)
+    // or rolled back (the error). What waits for a commit listens to it; nobody has to.
+    const executionPromise = new Promise((resolve, reject) => (this.settled = { resolve, reject }));
+    executionPromise.catch(() => {});
+    Object.assign(trx, { context, isTransaction: true, executionPromise });
+    this.trx = trx as unknown as Knex.Transaction;
+  }
+
+  committed(result: unknown): void {
+    this.settled.resolve(result);
+  }
+
+  rolledBack(err: unknown): void {
+    this.settled.reject(err);
+  }
+
+  /** A statement of the transaction's own (BEGIN), sent like any query: events, debug log. */
+  send(sql: string): Promise<unknown> {
+    return this.client.query(this.connection, { sql });
+  }
+
+  /**
+   * COMMIT or ROLLBACK. The transaction takes no query from here on: one still to come (an
+   * un-awaited promise in the work) would otherwise run outside it, or in the next request's.
+   */
+  end(sql: 'COMMIT;' | 'ROLLBACK;'): Promise<unknown> {
+    this.open = false;
+    return this.send(sql);
+  }
+
+  close(): void {
+    this.open = false;
+    delete this.connection.__knexTxId;
+  }
+
+  private guard<R>(conn: PooledConnection, query: unknown, run: () => Promise<R>): Promise<R> {
+    if (conn !== this.connection)
+      return Promise.reject(new Error('A query of a tenant transaction on another connection'));
+    if (!this.open) {
+      const sql = typeof query === 'string' ? query : (query as { sql?: string }).sql;
+      return Promise.reject(new Error(`Query after its tenant transaction ended: ${sql}`));
+    }
+    return run();
+  }
+}
+
+/** What `db.context` holds; knex's types leave it out. */
+interface KnexContext {
+  client: KnexClient;
+  userParams: Record<string, unknown>;
+  queryBuilder(): Knex.QueryBuilder;
 }
 
 /**

@@ -127,3 +127,57 @@ test('a tenant id is sent as an escaped literal: quotes in it cannot end the sta
   expect(setting).toBe(hostile);
   expect(await asB((trx) => trx('tenants').select('id'))).toEqual([{ id: tenantB }]);
 });
+
+test("a failed transaction's writes are rolled back, and its connection serves the next one", async () => {
+  await expect(
+    withTenant(app, tenantA, async (trx) => {
+      await trx(scratch).insert({ tenant_id: tenantA, note: 'rolled-back' });
+      throw new Error('the work failed');
+    }),
+  ).rejects.toThrow('the work failed');
+  // The pool has two connections: three more transactions reuse the one that failed.
+  for (let i = 0; i < 3; i++) {
+    expect(await withTenant(app, tenantA, (trx) => trx(scratch).pluck('note'))).toEqual(['a-secret']);
+  }
+});
+
+test('a nested transaction is a savepoint: rolling it back keeps the outer work', async () => {
+  const notes = await withTenant(app, tenantA, async (trx) => {
+    await trx(scratch).insert({ tenant_id: tenantA, note: 'outer' });
+    await expect(
+      trx.transaction(async (inner) => {
+        await inner(scratch).insert({ tenant_id: tenantA, note: 'inner' });
+        throw new Error('inner failed');
+      }),
+    ).rejects.toThrow('inner failed');
+    const seen = await trx(scratch).orderBy('note').pluck('note');
+    throw Object.assign(new Error('undo the outer write too'), { seen });
+  }).catch((err: { seen: string[] }) => err.seen);
+  expect(notes).toEqual(['a-secret', 'outer']);
+  expect(await withTenant(app, tenantA, (trx) => trx(scratch).pluck('note'))).toEqual(['a-secret']);
+});
+
+test('a query left running after its transaction ended is refused, not run in the next one', async () => {
+  let stray: Promise<unknown> | undefined;
+  await withTenant(app, tenantA, async (trx) => {
+    await trx(scratch).select();
+    // Not awaited: starts only once the transaction has committed.
+    stray = new Promise((resolve) => setTimeout(resolve, 50)).then(() => trx(scratch).select('note'));
+  });
+  await expect(stray).rejects.toThrow(/after its tenant transaction ended/);
+});
+
+test("executionPromise settles with the transaction: the work's result on commit, its error on rollback", async () => {
+  let committed: Promise<unknown> | undefined;
+  await withTenant(app, tenantA, async (trx) => {
+    committed = trx.executionPromise;
+    return 'done';
+  });
+  await expect(committed).resolves.toBe('done');
+  let rolledBack: Promise<unknown> | undefined;
+  await withTenant(app, tenantA, async (trx) => {
+    rolledBack = trx.executionPromise;
+    throw new Error('nope');
+  }).catch(() => {});
+  await expect(rolledBack).rejects.toThrow('nope');
+});
