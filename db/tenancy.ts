@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import { escapeLiteral } from 'pg';
 
@@ -6,6 +7,7 @@ type KnexClient = Knex.Client & { transacting?: boolean };
 /** A pooled `pg` connection as knex hands it out, with the id knex's query events carry. */
 interface PooledConnection {
   __knexTxId?: string;
+  connection: { stream: Writable };
 }
 
 /**
@@ -31,8 +33,9 @@ export async function withTenant<T>(
   try {
     let result: T;
     try {
-      await transaction.send(`begin; select set_config('app.tenant_id', ${escapeLiteral(tenantId)}, true)`);
+      const begun = transaction.begin(`begin; select set_config('app.tenant_id', ${escapeLiteral(tenantId)}, true)`);
       result = await work(transaction.trx);
+      await begun; // its failure, should the work have sent nothing to run into it
     } catch (err) {
       // The first error is the one worth reporting. A ROLLBACK that fails means the connection
       // broke, and the pool discards a broken connection.
@@ -103,8 +106,23 @@ class TenantTransaction {
     this.settled.reject(err);
   }
 
-  /** A statement of the transaction's own (BEGIN), sent like any query: events, debug log. */
-  send(sql: string): Promise<unknown> {
+  /**
+   * Sends BEGIN without waiting for its answer: the connection pipelines (createPool), so the
+   * work's first statement follows it in the same write when it comes within this turn of the
+   * event loop, and one round trip carries both. Anything after BEGIN runs inside it or, should
+   * BEGIN fail, fails with it.
+   */
+  begin(sql: string): Promise<unknown> {
+    const socket = this.connection.connection.stream;
+    socket.cork();
+    const begun = this.send(sql);
+    begun.catch(() => {}); // withTenant reports it, after the work
+    setImmediate(() => socket.uncork());
+    return begun;
+  }
+
+  /** A statement of the transaction's own, sent like any query: events, debug log. */
+  private send(sql: string): Promise<unknown> {
     return this.client.query(this.connection, { sql });
   }
 

@@ -118,6 +118,34 @@ test('the tenant setting travels with BEGIN: a tenant transaction costs no extra
   ]);
 });
 
+test("BEGIN and the work's first statement leave in one write, so they share a round trip", async () => {
+  const single = createPool(config.database.appUrl, 1);
+  try {
+    await single.raw('select 1'); // opens the pool's one connection
+    const connection = await single.client.acquireConnection();
+    await single.client.releaseConnection(connection);
+    const socket = connection.connection.stream;
+    const writes: string[] = [];
+    const record = (chunks: Buffer[]) => writes.push(Buffer.concat(chunks).toString('latin1'));
+    const write = socket._write.bind(socket);
+    const writev = socket._writev.bind(socket);
+    socket._write = (chunk: Buffer, encoding: BufferEncoding, done: () => void) => (
+      record([chunk]),
+      write(chunk, encoding, done)
+    );
+    socket._writev = (chunks: { chunk: Buffer }[], done: () => void) => (
+      record(chunks.map((c) => c.chunk)),
+      writev(chunks, done)
+    );
+    await withTenant(single, tenantA, (trx) => trx(scratch).select('note'));
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toMatch(/begin; select set_config[\s\S]*select "note"/);
+    expect(writes[1]).toMatch(/COMMIT/);
+  } finally {
+    await single.destroy();
+  }
+});
+
 test('a tenant id is sent as an escaped literal: quotes in it cannot end the statement', async () => {
   const hostile = "x', true); drop table tenants; --";
   const setting = await withTenant(app, hostile, async (trx) => {
