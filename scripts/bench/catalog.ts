@@ -7,7 +7,7 @@ import { closeDeps, createDeps } from '../../api/deps';
 import { loadConfig, type Config } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
 import { seedCatalog } from '../cli/seedCatalog';
-import { CONCURRENCY, get, measure, REQUESTS, startApiProcess, type Figures } from './load';
+import { CONCURRENCY, get, measureSideBySide, REQUESTS, startApiProcess, type Figures } from './load';
 
 // `npm run bench:catalog`: GET /entities on a tenant of ENTITIES seeded entities (npm run seed),
 // against its floor: the very statements the API sends for that page (captured from an
@@ -139,9 +139,8 @@ async function main(): Promise<void> {
         }
       };
       const oursOnce = () => get(`${api.base}${path}`, { authorization });
-      const single = { requests: REQUESTS / 4, concurrency: 1 };
-      const [floor, ours] = [await measure(floorOnce, single), await measure(oursOnce, single)];
-      const [floorLoaded, oursLoaded] = [await measure(floorOnce), await measure(oursOnce)];
+      const [ours, floor] = await measureSideBySide([oursOnce, floorOnce], { requests: REQUESTS / 4, concurrency: 1 });
+      const [oursLoaded, floorLoaded] = await measureSideBySide([oursOnce, floorOnce]);
       console.log(row(name, ours, floor, oursLoaded, floorLoaded));
     }
   } finally {

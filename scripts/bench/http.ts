@@ -1,7 +1,17 @@
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
-import { child, CONCURRENCY, firstLine, get, measure, REQUESTS, rssMb, startApiProcess, type Figures } from './load';
+import {
+  child,
+  CONCURRENCY,
+  firstLine,
+  get,
+  measureSideBySide,
+  REQUESTS,
+  rssMb,
+  startApiProcess,
+  type Figures,
+} from './load';
 
 // `npm run bench:http`: the request path against its floors, in one run. CONCURRENCY keep-alive
 // clients send REQUESTS requests per case to one API process (a child, so its RSS is its own):
@@ -10,6 +20,7 @@ import { child, CONCURRENCY, firstLine, get, measure, REQUESTS, rssMb, startApiP
 // The raw transaction is what a tenant-scoped read costs at the least: BEGIN, set_config, the
 // query, COMMIT, through `pg` with CONCURRENCY connections. A third floor serves that
 // transaction from a bare Koa app in its own process: the share HTTP itself takes on this machine.
+// The cases take turns in rounds (measureSideBySide), so a slow minute falls on all of them.
 
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
@@ -45,26 +56,28 @@ async function main(): Promise<void> {
       await fetch(`${api.base}/api/v1/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: session });
     };
 
-    const bareKoa = await measure(() => get(`${koa.base}/`, {}));
-    const publicRoute = await measure(() => get(`${api.base}/healthz`, {}));
-    const rawTransaction = await measure(async () => {
-      const client = await pg.connect();
-      try {
-        await client.query('begin');
-        await client.query("select set_config('app.tenant_id', $1, true)", [tenantId]);
-        await client.query('select id, name from role_bundles order by name limit 21');
-        await client.query('commit');
-      } finally {
-        client.release();
-      }
-    });
-    const koaTransaction = await measure(() => get(`${koa.base}/tenant-read`, {}));
-    const withApiKey = await measure(() =>
-      get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
-    );
-    const withSession = await measure(() => get(`${api.base}/api/v1/roles`, session));
+    const [bareKoa, publicRoute, rawTransaction, koaTransaction, withApiKey, withSession] = await measureSideBySide([
+      () => get(`${koa.base}/`, {}),
+      () => get(`${api.base}/healthz`, {}),
+      async () => {
+        const client = await pg.connect();
+        try {
+          await client.query('begin');
+          await client.query("select set_config('app.tenant_id', $1, true)", [tenantId]);
+          await client.query('select id, name from role_bundles order by name limit 21');
+          await client.query('commit');
+        } finally {
+          client.release();
+        }
+      },
+      () => get(`${koa.base}/tenant-read`, {}),
+      () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
+      () => get(`${api.base}/api/v1/roles`, session),
+    ]);
 
-    console.log(`bench:http — ${REQUESTS} requests per case, ${CONCURRENCY} keep-alive clients, one API process`);
+    console.log(
+      `bench:http — ${REQUESTS} requests per case in rounds taking turns, ${CONCURRENCY} keep-alive clients, one API process`,
+    );
     console.log(`${'case'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     console.log(row('bare Koa (floor)', bareKoa));
     console.log(row('ours: public route /healthz', publicRoute, bareKoa));

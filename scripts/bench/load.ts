@@ -25,8 +25,12 @@ export interface Figures {
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** Runs `once` `requests` times from `concurrency` loops; latencies in ms. */
-async function drive(once: () => Promise<void>, requests: number, concurrency: number): Promise<Figures> {
+/** Runs `once` `requests` times from `concurrency` loops: each latency (ms) and the time it took (s). */
+async function drive(
+  once: () => Promise<void>,
+  requests: number,
+  concurrency: number,
+): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   let next = 0;
   const loop = async () => {
@@ -38,26 +42,47 @@ async function drive(once: () => Promise<void>, requests: number, concurrency: n
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, loop));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: requests / seconds,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-  };
+  return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
+/** Rounds `measureSideBySide` splits each case's requests into. */
+const ROUNDS = 8;
+
 /**
- * A warm-up pass (JIT, pools, caches), then the measured one. With one client the latencies
- * are a request's own (nothing queues); with CONCURRENCY the machine is saturated.
+ * Measures several cases (ours beside its floor) after a warm-up pass of each (JIT, pools,
+ * caches). Each case's requests are split into rounds that take turns, so the drift of a noisy
+ * machine falls on every case alike, not on whichever ran during a slow minute. With one client
+ * the latencies are a request's own (nothing queues); with CONCURRENCY the machine is saturated.
  */
-export async function measure(
-  once: () => Promise<void>,
+export async function measureSideBySide(
+  cases: (() => Promise<void>)[],
   { requests = REQUESTS, concurrency = CONCURRENCY } = {},
-): Promise<Figures> {
-  await drive(once, requests, concurrency);
-  return drive(once, requests, concurrency);
+): Promise<Figures[]> {
+  for (const once of cases) await drive(once, requests, concurrency);
+  const runs = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
+  const perRound = Math.ceil(requests / ROUNDS);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, once] of cases.entries()) {
+      const { latencies, seconds } = await drive(once, perRound, concurrency);
+      runs[i].latencies.push(...latencies);
+      runs[i].seconds += seconds;
+    }
+  }
+  return runs.map(({ latencies, seconds }) => {
+    latencies.sort((a, b) => a - b);
+    return {
+      rps: latencies.length / seconds,
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      p99: percentile(latencies, 99),
+    };
+  });
+}
+
+/** One case alone (`measureSideBySide` of one). */
+export async function measure(once: () => Promise<void>, options?: { requests?: number; concurrency?: number }) {
+  const [figures] = await measureSideBySide([once], options);
+  return figures;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
