@@ -36,11 +36,10 @@ export const entityRoutes = [
       const filter = { ...filters, tags: tagList(tags) };
       const window = shapeAKeysetWindow({ limit, cursor });
       const selected = selectedFields(fields);
-      const total = await countEntities(db, filter);
       const { items, page, pagination } = await readShapeAKeysetPage(
         window,
         (w) => listEntities(db, filter, selected, w),
-        total,
+        () => countEntities(db, filter),
       );
       return { entities: items, page, pagination };
     },
@@ -66,8 +65,11 @@ export const entityRoutes = [
     handler: async ({ db, query }) => {
       const { limit, cursor, ...filter } = query;
       const window = shapeAKeysetWindow({ limit, cursor });
-      const total = await countZombies(db, filter);
-      const { items, page } = await readShapeAKeysetPage(window, (w) => listZombies(db, filter, w), total);
+      const { items, page } = await readShapeAKeysetPage(
+        window,
+        (w) => listZombies(db, filter, w),
+        () => countZombies(db, filter),
+      );
       return { entities: items, page };
     },
   }),

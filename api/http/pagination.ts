@@ -181,17 +181,19 @@ export function shapeAKeysetWindow(query: { limit: number; cursor?: string }): S
 export type KeysetReader<T> = (window: ShapeAKeysetWindow) => Promise<KeysetRow<T>[]>;
 
 /**
- * One shape A page read through `read`, with both metadata forms. A backward read that reaches
- * the start with fewer rows than a page is replaced by the first page, so paging back always
- * ends on a full first page.
+ * One shape A page read through `read`, with both metadata forms and the `total` that `count`
+ * reads. The two queries go out together: on a pipelined connection (db/pool.ts) they share a
+ * round trip. A backward read that reaches the start with fewer rows than a page is replaced by
+ * the first page, so paging back always ends on a full first page.
  */
 export async function readShapeAKeysetPage<T>(
   window: ShapeAKeysetWindow,
   read: KeysetReader<T>,
-  total: number,
+  count: () => Promise<number>,
 ): Promise<{ items: T[]; page: ShapeAPage; pagination: ShapeAEntityPagination }> {
   const { limit } = window;
-  let rows = await read(window);
+  const [firstRead, total] = await Promise.all([read(window), count()]);
+  let rows = firstRead;
   let sent: KeysetRow<T>[];
   let offset = window.offset;
   let hasBefore: boolean;
