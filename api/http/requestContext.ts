@@ -7,22 +7,29 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it, then logs
- * one line when the response is done.
+ * one line when the response is done. The child is made the first time something logs through
+ * it: most requests log only their closing line, which the process logger writes with the id.
  */
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ request_id: requestId });
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (log ??= logger.child({ request_id: requestId })),
+      enumerable: true,
+      configurable: true,
+    });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info(
+      logger.info(
         {
+          request_id: requestId,
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,

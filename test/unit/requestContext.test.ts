@@ -1,0 +1,40 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import Koa from 'koa';
+import pino from 'pino';
+import '../../api/http/state';
+import { requestContext } from '../../api/http/requestContext';
+
+// The request id reaches every log line of its request: the closing line, and what a handler
+// logs through ctx.state.log (a child the middleware makes only when something uses it).
+test('the closing line and a handler’s own line both carry the request id', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  const app = new Koa();
+  app.use(requestContext(pino({ level: 'info' }, sink)));
+  app.use((ctx) => {
+    if (ctx.path === '/warns') ctx.state.log.warn('from the handler');
+    ctx.body = 'ok';
+  });
+  const server = createServer(app.callback()).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const quiet = await fetch(`${base}/quiet`, { headers: { 'x-request-id': 'req-quiet' } });
+    const warns = await fetch(`${base}/warns`, { headers: { 'x-request-id': 'req-warns' } });
+    expect([quiet.headers.get('x-request-id'), warns.headers.get('x-request-id')]).toEqual(['req-quiet', 'req-warns']);
+  } finally {
+    server.close();
+  }
+  expect(lines.map(({ request_id, msg, path }) => ({ request_id, msg, path }))).toEqual([
+    { request_id: 'req-quiet', msg: 'request', path: '/quiet' },
+    { request_id: 'req-warns', msg: 'from the handler', path: undefined },
+    { request_id: 'req-warns', msg: 'request', path: '/warns' },
+  ]);
+});
