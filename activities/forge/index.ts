@@ -119,16 +119,21 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
         }
       };
       try {
-        await inTenant(input, async (trx) => {
-          await markStep(trx, input.runId, step.position, 'running');
-          const starting = lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
-          await appendLogs(trx, input.tenantId, input.runId, [starting]);
-        });
+        // Each pair goes out together on the pipelined connection: one round trip with BEGIN.
+        const starting = lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
+        await inTenant(input, (trx) =>
+          Promise.all([
+            markStep(trx, input.runId, step.position, 'running'),
+            appendLogs(trx, input.tenantId, input.runId, [starting]),
+          ]),
+        );
         const { output, lines } = await perform();
-        await inTenant(input, async (trx) => {
-          if (lines.length) await appendLogs(trx, input.tenantId, input.runId, lines);
-          await markStep(trx, input.runId, step.position, 'completed', { output });
-        });
+        await inTenant(input, (trx) =>
+          Promise.all([
+            appendLogs(trx, input.tenantId, input.runId, lines),
+            markStep(trx, input.runId, step.position, 'completed', { output }),
+          ]),
+        );
       } catch (err) {
         await logLines([`${step.name}: ${(err as Error).message}`], 'error');
         throw err;

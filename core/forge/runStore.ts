@@ -175,15 +175,18 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   ) {
     return 'cancel-accepted';
   }
-  await trx('runs')
-    .where({ id: runId })
-    .update({
-      status,
-      error: error ?? null,
-      started_at: trx.raw('coalesce(started_at, now())'),
-      finished_at: isFinished(status) ? trx.fn.now() : null,
-    });
-  await notifyRunChanged(trx, runId);
+  // Together on the pipelined connection: the notification waits for nothing but the commit.
+  await Promise.all([
+    trx('runs')
+      .where({ id: runId })
+      .update({
+        status,
+        error: error ?? null,
+        started_at: trx.raw('coalesce(started_at, now())'),
+        finished_at: isFinished(status) ? trx.fn.now() : null,
+      }),
+    notifyRunChanged(trx, runId),
+  ]);
   return 'written';
 }
 
@@ -267,17 +270,20 @@ export async function appendLogs(
     : new Set<string>();
   const fresh = lines.filter((line) => !logged.has(line.message));
   if (!fresh.length) return;
-  await trx('run_logs').insert(
-    fresh.map((line) => ({
-      tenant_id: tenantId,
-      run_id: runId,
-      step_position: line.position ?? null,
-      level: line.level ?? 'info',
-      message: line.message,
-    })),
-  );
-  // Postgres folds identical notifications of one transaction into one.
-  await notifyRunChanged(trx, runId);
+  // The insert and the notification need no answer from each other: they go out together on the
+  // pipelined connection. Postgres folds identical notifications of one transaction into one.
+  await Promise.all([
+    trx('run_logs').insert(
+      fresh.map((line) => ({
+        tenant_id: tenantId,
+        run_id: runId,
+        step_position: line.position ?? null,
+        level: line.level ?? 'info',
+        message: line.message,
+      })),
+    ),
+    notifyRunChanged(trx, runId),
+  ]);
 }
 
 interface LogRow {
