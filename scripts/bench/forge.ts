@@ -19,21 +19,18 @@ import type { benchFloor, FloorActivities } from './floorWorkflow';
 import { percentile } from './load';
 
 // `npm run bench:forge`: what forge adds to a run. A mold of ACTIONS no-op api-call actions is
-// run through the API until its status reads `completed`; the floor is the same activities in a
+// run through the API, from POST /forge/runs until the run's log stream (follow=true) sends its
+// `end` event, as a user watching the run sees it end; the floor is the same activities in a
 // bare workflow (scripts/bench/floorWorkflow.ts). Runs are sequential, so this is latency, not
 // queueing; the API, both workers and the no-op target share this process.
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 const WARMUP = 3;
 const ACTIONS = 3;
-// Our side ends when a GET sees `completed`, so it pays on average half this interval.
-const POLL_MS = 10;
 const RUN_DEADLINE_MS = 30_000;
 const FLOOR_QUEUE = 'bench-floor';
 // The no-op target is a local fake like the tests': on a loopback address the egress guard is
 // told to allow, as an operator would allow an internal service (127.0.0.1 stays refused).
 const TARGET_HOST = '127.0.0.77';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -109,17 +106,27 @@ async function main(): Promise<void> {
       actions: urls.map((url, i) => ({ name: `noop-${i + 1}`, type: 'api-call', config: { url, method: 'GET' } })),
     });
 
+    /** The status the run's log stream ends with (its `end` event). */
+    const streamedEnd = async (runId: string): Promise<string> => {
+      const res = await fetch(`${base}/forge/runs/${runId}/logs?follow=true`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(RUN_DEADLINE_MS),
+      });
+      if (res.status !== 200 || !res.body) throw new Error(`the log stream of run ${runId} answered ${res.status}`);
+      let text = '';
+      for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
+        text += chunk;
+        const end = /event: end\ndata: (.*)\n\n/.exec(text);
+        if (end) return (JSON.parse(end[1]) as { status: string }).status;
+      }
+      throw new Error(`the log stream of run ${runId} closed without its end event`);
+    };
     const ours = async () => {
       const started = performance.now();
       const { id } = await call('POST', '/forge/runs', { mold_slug: moldSlug, parameters: {} });
-      for (;;) {
-        const { status } = await call('GET', `/forge/runs/${id}`);
-        if (status === 'completed') return performance.now() - started;
-        if (status === 'failed' || status === 'cancelled') throw new Error(`run ${id} ended ${status}`);
-        if (performance.now() - started > RUN_DEADLINE_MS)
-          throw new Error(`run ${id} still ${status} after ${RUN_DEADLINE_MS} ms`);
-        await sleep(POLL_MS);
-      }
+      const status = await streamedEnd(id);
+      if (status !== 'completed') throw new Error(`run ${id} ended ${status}`);
+      return performance.now() - started;
     };
     let floorRuns = 0;
     const floor = async () => {
@@ -147,7 +154,7 @@ async function main(): Promise<void> {
     console.log(
       `forge run latency: mold of ${ACTIONS} no-op api-call actions (target answers 204), ${RUNS} runs each after ${WARMUP} warm-up, sequential, one process`,
     );
-    console.log(`ours: POST /forge/runs until GET /forge/runs/{id} reads completed, polled every ${POLL_MS} ms`);
+    console.log('ours: POST /forge/runs until GET /forge/runs/{id}/logs?follow=true sends its end event');
     console.log(`floor: client.workflow.execute of a bare workflow running the same ${ACTIONS} httpAction activities`);
     console.log('case                 median_ms  p95_ms  mean_ms  min_ms  max_ms');
     const row = (name: string, sorted: number[]) => {
