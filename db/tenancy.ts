@@ -115,9 +115,10 @@ class TenantTransaction {
   begin(sql: string): Promise<unknown> {
     const socket = this.connection.connection.stream;
     socket.cork();
+    // Scheduled first: should sending throw, the connection is not left corked.
+    setImmediate(() => socket.uncork());
     const begun = this.send(sql);
     begun.catch(() => {}); // withTenant reports it, after the work
-    setImmediate(() => socket.uncork());
     return begun;
   }
 
