@@ -20,7 +20,8 @@ interface PooledConnection {
  * share of a request's CPU in bench:http's profile) and opens with a BEGIN of its own. Here the
  * tenant setting travels with BEGIN as one simple query (which takes no parameters, so the id is
  * an escaped literal), and `trx` is a thin knex bound to the connection. A nested
- * `trx.transaction()` is knex's own savepoint on that connection.
+ * `trx.transaction()` is knex's own savepoint on that connection. The transaction ends with
+ * `work`'s promise: `trx` has no commit() or rollback() of its own.
  */
 export async function withTenant<T>(
   db: Knex,
