@@ -109,6 +109,22 @@ const documentProperties = {
 } as const;
 const documentRequired = ['index', 'line', 'format', 'kind', 'service_id', 'problems', 'warnings'] as const;
 
+/** One report per document of a request: what every document says of itself, then `own`. */
+function documentReports<const R extends readonly string[], const P extends object>(own: {
+  required: R;
+  properties: P;
+}) {
+  return {
+    type: 'array',
+    items: {
+      type: 'object',
+      required: [...documentRequired, ...own.required] as [...typeof documentRequired, ...R],
+      properties: { ...documentProperties, ...own.properties },
+      additionalProperties: false,
+    },
+  } as const;
+}
+
 const outcome = {
   type: 'string',
   enum: DOCUMENT_OUTCOMES,
@@ -132,15 +148,7 @@ export const validationSchema = {
   required: ['valid', 'documents'],
   properties: {
     valid: { type: 'boolean', description: 'At least one document, and none rejected' },
-    documents: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: [...documentRequired, 'outcome'],
-        properties: { ...documentProperties, outcome },
-        additionalProperties: false,
-      },
-    },
+    documents: documentReports({ required: ['outcome'], properties: { outcome } }),
   },
   additionalProperties: false,
 } as const;
@@ -149,40 +157,34 @@ export const analysisSchema = {
   type: 'object',
   required: ['documents'],
   properties: {
-    documents: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: [...documentRequired, 'score', 'checks', 'missing', 'weak'],
-        properties: {
-          ...documentProperties,
-          score: {
-            type: ['integer', 'null'],
-            minimum: 0,
-            maximum: 100,
-            description: 'null when the document cannot be read as a manifest',
-          },
-          checks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['field', 'status', 'points', 'weight', 'message'],
-              properties: {
-                field: { type: 'string', enum: QUALITY_FIELDS },
-                status: { type: 'string', enum: QUALITY_STATUSES },
-                points: { type: 'integer', minimum: 0 },
-                weight: { type: 'integer', minimum: 0 },
-                message: { type: 'string' },
-              },
-              additionalProperties: false,
-            },
-          },
-          missing: { type: 'array', items: { type: 'string', enum: QUALITY_FIELDS } },
-          weak: { type: 'array', items: { type: 'string', enum: QUALITY_FIELDS } },
+    documents: documentReports({
+      required: ['score', 'checks', 'missing', 'weak'],
+      properties: {
+        score: {
+          type: ['integer', 'null'],
+          minimum: 0,
+          maximum: 100,
+          description: 'null when the document cannot be read as a manifest',
         },
-        additionalProperties: false,
+        checks: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['field', 'status', 'points', 'weight', 'message'],
+            properties: {
+              field: { type: 'string', enum: QUALITY_FIELDS },
+              status: { type: 'string', enum: QUALITY_STATUSES },
+              points: { type: 'integer', minimum: 0 },
+              weight: { type: 'integer', minimum: 0 },
+              message: { type: 'string' },
+            },
+            additionalProperties: false,
+          },
+        },
+        missing: { type: 'array', items: { type: 'string', enum: QUALITY_FIELDS } },
+        weak: { type: 'array', items: { type: 'string', enum: QUALITY_FIELDS } },
       },
-    },
+    }),
   },
   additionalProperties: false,
 } as const;
@@ -192,19 +194,13 @@ export const conversionSchema = {
   required: ['content', 'documents'],
   properties: {
     content: { type: 'string', description: 'Every converted manifest, as one YAML stream (ready for import)' },
-    documents: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: [...documentRequired, 'outcome', 'manifest'],
-        properties: {
-          ...documentProperties,
-          outcome,
-          manifest: { anyOf: [MANIFEST_SCHEMA, { type: 'null' }], description: 'Our format; null unless accepted' },
-        },
-        additionalProperties: false,
+    documents: documentReports({
+      required: ['outcome', 'manifest'],
+      properties: {
+        outcome,
+        manifest: { anyOf: [MANIFEST_SCHEMA, { type: 'null' }], description: 'Our format; null unless accepted' },
       },
-    },
+    }),
   },
   additionalProperties: false,
 } as const;
@@ -217,20 +213,14 @@ export const importReportSchema = {
     updated: { type: 'integer', minimum: 0 },
     skipped: { type: 'integer', minimum: 0 },
     rejected: { type: 'integer', minimum: 0 },
-    documents: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: [...documentRequired, 'result', 'entity_id', 'manifest_id'],
-        properties: {
-          ...documentProperties,
-          result: { type: 'string', enum: APPLY_RESULTS },
-          entity_id: { type: ['string', 'null'], format: 'uuid' },
-          manifest_id: { type: ['string', 'null'], format: 'uuid' },
-        },
-        additionalProperties: false,
+    documents: documentReports({
+      required: ['result', 'entity_id', 'manifest_id'],
+      properties: {
+        result: { type: 'string', enum: APPLY_RESULTS },
+        entity_id: { type: ['string', 'null'], format: 'uuid' },
+        manifest_id: { type: ['string', 'null'], format: 'uuid' },
       },
-    },
+    }),
   },
   additionalProperties: false,
 } as const;
