@@ -237,8 +237,20 @@ export async function markOpenSteps(trx: Knex, runId: string, fromPosition: numb
     .update({ status, finished_at: trx.fn.now() });
 }
 
+interface LogLine {
+  position?: number;
+  level?: LogLevel;
+  message: string;
+}
+
 /** Advisory-lock class of a run's log appends (the run id's hash is the object). */
 const RUN_LOG_LOCK = 0x5_106;
+
+/** A line as the append statement reads it (jsonb_to_recordset), without anything else its object carries. */
+const logRow = ({ position, level, message }: LogLine) => ({ position, level, message });
+
+const lockRunLog = (trx: Knex, runId: string) =>
+  trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RUN_LOG_LOCK, runId]);
 
 /**
  * Appends lines to a run's log. Appends to one run take turns (a lock held until their
@@ -252,38 +264,39 @@ export async function appendLogs(
   trx: Knex,
   tenantId: string,
   runId: string,
-  lines: { position?: number; level?: LogLevel; message: string }[],
+  lines: LogLine[],
   options: { once?: boolean } = {},
 ): Promise<void> {
   if (!lines.length) return;
-  await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RUN_LOG_LOCK, runId]);
-  const logged = options.once
-    ? new Set(
-        (await trx('run_logs')
-          .where({ run_id: runId })
-          .whereIn(
-            'message',
-            lines.map((line) => line.message),
-          )
-          .pluck('message')) as string[],
-      )
-    : new Set<string>();
-  const fresh = lines.filter((line) => !logged.has(line.message));
-  if (!fresh.length) return;
-  // The insert and the notification need no answer from each other: they go out together on the
-  // pipelined connection. Postgres folds identical notifications of one transaction into one.
-  await Promise.all([
-    trx('run_logs').insert(
-      fresh.map((line) => ({
-        tenant_id: tenantId,
-        run_id: runId,
-        step_position: line.position ?? null,
-        level: line.level ?? 'info',
-        message: line.message,
-      })),
-    ),
-    notifyRunChanged(trx, runId),
-  ]);
+  let fresh = lines;
+  if (options.once) {
+    // Read under the lock: a line committed by an append that held it is seen here.
+    await lockRunLog(trx, runId);
+    const logged = new Set(
+      (await trx('run_logs')
+        .where({ run_id: runId })
+        .whereIn(
+          'message',
+          lines.map((line) => line.message),
+        )
+        .pluck('message')) as string[],
+    );
+    fresh = lines.filter((line) => !logged.has(line.message));
+    if (!fresh.length) return;
+  }
+  // One statement, one round trip: the lock (taken before any id is drawn, since the ids are
+  // drawn as the joined rows come out), the notification, and the lines in their order.
+  await trx.raw(
+    `with turn as (select pg_advisory_xact_lock(?, hashtext(?))),
+          told as (select pg_notify(?, ?))
+     insert into run_logs (tenant_id, run_id, step_position, level, message)
+     select ?::uuid, ?::uuid, line.position, coalesce(line.level, 'info'), line.message
+     from turn, told,
+          rows from (jsonb_to_recordset(?::jsonb) as (position integer, level text, message text))
+            with ordinality as line (position, level, message, n)
+     order by line.n`,
+    [RUN_LOG_LOCK, runId, RUN_CHANGES_CHANNEL, runId, tenantId, runId, JSON.stringify(fresh.map(logRow))],
+  );
 }
 
 interface LogRow {
