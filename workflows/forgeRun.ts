@@ -15,6 +15,7 @@ import type {
   DecisionKind,
   ForgeRunInput,
   ForgeRunWorkflow,
+  RunMarkOutcome,
   RunStatus,
   RunStepSpec,
   StepDecision,
@@ -63,6 +64,8 @@ const failureMessage = (err: unknown): string => {
 
 const byWhom = (verb: string, by: Decision) => `${verb} by ${by.actor}${by.comment ? `: ${by.comment}` : ''}`;
 
+const needsApproval = (step: RunStepSpec) => step.type === 'approval' || step.requiresApproval;
+
 /**
  * One forge run: the mold's actions in order, each an activity on the forge pool. An approval
  * step (or an action that requires approval) waits for the approve or reject signal naming its
@@ -95,29 +98,43 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
       await record.markRun({ tenantId, runId, status: 'cancelled' });
     });
   // An accepted cancel wins over any other ending, even one that arrives after the last action.
-  const finish = async (status: Extract<RunStatus, 'completed' | 'failed'>, error?: string) => {
+  // `written`: the outcome of the ending the last action already wrote, if it did.
+  const finish = async (
+    status: Extract<RunStatus, 'completed' | 'failed'>,
+    error?: string,
+    written?: RunMarkOutcome,
+  ) => {
+    let outcome = written;
     while (!cancelledBy) {
-      const result = await CancellationScope.nonCancellable(() => record.markRun({ tenantId, runId, status, error }));
-      if (result !== 'cancel-accepted') return;
+      outcome ??= await CancellationScope.nonCancellable(() => record.markRun({ tenantId, runId, status, error }));
+      if (outcome !== 'cancel-accepted') return;
       // The API commits a cancel before it signals: its signal is on the way, or the cancel
       // will be withdrawn.
       await condition(() => cancelledBy !== undefined, CANCEL_SIGNAL_WAIT);
+      outcome = undefined;
     }
     await cancelRest(input.steps.length); // every step has ended by now: nothing left to mark
   };
 
-  // Runs started before the action activity marked its own step replay the workflow's marks
-  // around each action; decided once, before the first command, so it is the same at each replay.
+  // Decided once, before the first command, so each replay decides alike. Runs started before
+  // the action activity marked its own step replay the workflow's marks around each action;
+  // runs started before it also marked the run's start and end replay the workflow's run marks.
   const workflowMarksSteps = !patched('action-marks-its-step');
+  const actionMarksRun = patched('action-marks-run');
 
   // The API commits the run before starting this workflow. It marks the run failed when the
-  // start seemed to fail: should the workflow have started after all, it stops here.
-  if ((await record.markRun({ tenantId, runId, status: 'running' })) === 'already-finished') return;
-  for (const step of input.steps) {
+  // start seemed to fail: should the workflow have started after all, it stops at the first
+  // write, the first action's own (one local activity fewer) or, before an approval, its own.
+  const firstActionStartsRun = actionMarksRun && input.steps.length > 0 && !needsApproval(input.steps[0]);
+  if (!firstActionStartsRun && (await record.markRun({ tenantId, runId, status: 'running' })) === 'already-finished') {
+    return;
+  }
+  let lastActionEnding: RunMarkOutcome | undefined;
+  for (const [index, step] of input.steps.entries()) {
     const { position } = step;
     if (cancelledBy) return cancelRest(position);
 
-    if (step.type === 'approval' || step.requiresApproval) {
+    if (needsApproval(step)) {
       await record.markStep({ tenantId, runId, position, status: 'awaiting_approval' });
       await record.markRun({ tenantId, runId, status: 'awaiting_approval' });
       await condition(() => decisions.has(position) || cancelledBy !== undefined);
@@ -143,9 +160,20 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
 
     // The action activity marks its step running and completed itself, in the transactions of
     // its own log lines: two local activities (and their database round trips) fewer per step.
+    // The last one also writes the run's completion, which the workflow then only has to confirm.
     if (workflowMarksSteps) await record.markStep({ tenantId, runId, position, status: 'running' });
     try {
-      await actionScope.run(() => actionRunner(step)({ tenantId, runId, step, parameters: input.parameters }));
+      const runMarks = actionMarksRun && {
+        startsRun: firstActionStartsRun && index === 0,
+        completesRun: index === input.steps.length - 1,
+      };
+      const answer = await actionScope.run(() =>
+        actionRunner(step)({ tenantId, runId, step, parameters: input.parameters, ...runMarks }),
+      );
+      // Only an action told to mark the run answers with that write (older ones returned their output).
+      const runWrite = runMarks ? answer : undefined;
+      if (runWrite === 'already-finished') return;
+      lastActionEnding = runWrite;
       if (workflowMarksSteps) await record.markStep({ tenantId, runId, position, status: 'completed' });
     } catch (err) {
       if (cancelledBy || isCancellation(err)) return cancelRest(position);
@@ -155,7 +183,7 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
       return finish('failed', `step "${step.name}" failed: ${message}`);
     }
   }
-  await finish('completed');
+  await finish('completed', undefined, lastActionEnding);
 }
 
 // The contract core/ starts this workflow by (it names it, never imports it).

@@ -6,7 +6,7 @@ import { appendLogs, markOpenSteps, markRun, markStep } from '../../core/forge/r
 import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
 import { withTenant } from '../../db/tenancy';
-import type { LogLevel, MarkRunResult, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
+import type { LogLevel, RunMarkOutcome, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
 import { vcsHostAction, type VcsHostActionConfig } from './vcsHost';
@@ -22,15 +22,16 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
   // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
   const egress = createEgressClient(parseEgressAllow(appConfig.egressAllow));
+  const markExistingRun = async (trx: Knex, runId: string, status: RunStatus, error?: string) => {
+    const result = await markRun(trx, runId, status, error);
+    // The API commits a run before starting its workflow: a run that is not there never will be.
+    if (result === 'not-visible') throw ApplicationFailure.nonRetryable(`run ${runId} does not exist`, 'NoRun');
+    return result;
+  };
 
   return {
-    async markRun(
-      input: RunRef & { status: RunStatus; error?: string },
-    ): Promise<Exclude<MarkRunResult, 'not-visible'>> {
-      const result = await inTenant(input, (trx) => markRun(trx, input.runId, input.status, input.error));
-      // The API commits a run before starting its workflow: a run that is not there never will be.
-      if (result === 'not-visible') throw ApplicationFailure.nonRetryable(`run ${input.runId} does not exist`, 'NoRun');
-      return result;
+    markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<RunMarkOutcome> {
+      return inTenant(input, (trx) => markExistingRun(trx, input.runId, input.status, input.error));
     },
     async markStep(
       input: RunRef & { position: number; status: StepStatus; error?: string; output?: unknown },
@@ -49,8 +50,19 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
      * Executes one action, and records its step: running as it starts, completed with its
      * output when it succeeds, each in the transaction of a log line the action writes anyway
      * (the workflow marks failures, skips and cancels). Heartbeats let a cancel reach it.
+     * `startsRun`: the run's first step; the run is marked running first, and a run already
+     * finished (the API ended it when its start seemed to fail) is not executed.
+     * `completesRun`: its last step; the run is marked completed with it. Answers that run
+     * write's outcome, as the markRun activity would, so the workflow needs no write of its own.
      */
-    async runAction(input: RunRef & { step: RunStepSpec; parameters: Record<string, unknown> }): Promise<void> {
+    async runAction(
+      input: RunRef & {
+        step: RunStepSpec;
+        parameters: Record<string, unknown>;
+        startsRun?: boolean;
+        completesRun?: boolean;
+      },
+    ): Promise<RunMarkOutcome | undefined> {
       const context = Context.current();
       const { step, parameters } = input;
       const config = step.config;
@@ -121,19 +133,25 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       try {
         // Each pair goes out together on the pipelined connection: one round trip with BEGIN.
         const starting = lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
-        await inTenant(input, (trx) =>
-          Promise.all([
+        const runEnded = await inTenant(input, async (trx) => {
+          if (input.startsRun && (await markExistingRun(trx, input.runId, 'running')) === 'already-finished') {
+            return true;
+          }
+          await Promise.all([
             markStep(trx, input.runId, step.position, 'running'),
             appendLogs(trx, input.tenantId, input.runId, [starting]),
-          ]),
-        );
+          ]);
+          return false;
+        });
+        if (runEnded) return 'already-finished';
         const { output, lines } = await perform();
-        await inTenant(input, (trx) =>
-          Promise.all([
+        return await inTenant(input, async (trx) => {
+          await Promise.all([
             appendLogs(trx, input.tenantId, input.runId, lines),
             markStep(trx, input.runId, step.position, 'completed', { output }),
-          ]),
-        );
+          ]);
+          return input.completesRun ? markExistingRun(trx, input.runId, 'completed') : undefined;
+        });
       } catch (err) {
         await logLines([`${step.name}: ${(err as Error).message}`], 'error');
         throw err;

@@ -207,6 +207,9 @@ export interface StepDecision extends Decision {
  */
 export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted' | 'already-finished';
 
+/** What a forge activity answers the workflow for a status write (a run not there fails it instead). */
+export type RunMarkOutcome = Exclude<MarkRunResult, 'not-visible'>;
+
 export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;
 
 /** The forge run workflow as it is started, by name (`forgeRun`); workflows/forgeRun.ts implements it. */

@@ -76,9 +76,15 @@ const stubs: ForgeActivities = {
   async appendLog({ runId, position, level, message }) {
     recordOf(runId).logs.push({ position, level, message });
   },
+  // As the real activity (forgeRuns.test.ts): the first action marks the run running and is
+  // not executed when that answers already-finished; the last marks the run completed.
   async runAction(input) {
+    if (input.startsRun && (await stubs.markRun({ ...input, status: 'running' })) === 'already-finished') {
+      return 'already-finished';
+    }
     recordOf(input.runId).actions.push({ position: input.step.position, attempt: Context.current().info.attempt });
     await scripts.get(input.runId)?.action?.(input);
+    return input.completesRun ? stubs.markRun({ ...input, status: 'completed' }) : undefined;
   },
 };
 
@@ -171,11 +177,15 @@ const start = (input: ForgeRunInput): Promise<WorkflowHandle<typeof forgeRun>> =
 const runStatuses = (rec: Recorded) => rec.runs.map((r) => r.status);
 const stepsAt = (rec: Recorded, position: number) => rec.steps.filter((s) => s.position === position);
 
-test('three actions run in order, once each: run running then completed, and the workflow writes no step status of its own', async () => {
+test('three actions run in order, once each: run running then completed, and the workflow writes nothing of its own (the first and last actions mark the run)', async () => {
   const { input, rec } = runOf([action(0), action(1), action(2)]);
-  await (await start(input)).result();
+  const handle = await start(input);
+  await handle.result();
 
   expect(runStatuses(rec)).toEqual(['running', 'completed']);
+  const { events } = await handle.fetchHistory();
+  const localActivities = events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  expect(localActivities).toEqual([]);
   expect(rec.actions).toEqual([0, 1, 2].map((position) => ({ position, attempt: 1 })));
   expect(rec.steps).toEqual([]);
   expect(rec.openSteps).toEqual([]);
@@ -240,10 +250,15 @@ test('retries exhausted: a retryable failure every time with max_attempts 2 is t
 
 describe('cancel racing the last action', () => {
   test('the cancel signal arrives while the last action runs and it then succeeds: the run ends cancelled, never completed', async () => {
+    let cancelCommitted = false;
     const { input, workflowId, rec } = runOf([action(0), action(1)], {
       action: async ({ step }) => {
-        if (step.position === 1) await client.workflow.getHandle(workflowId).signal(cancelSignal, { actor: 'carol' });
+        if (step.position !== 1) return;
+        // As the API does: the cancel is committed (the action's completion write then sees it), then signalled.
+        cancelCommitted = true;
+        await client.workflow.getHandle(workflowId).signal(cancelSignal, { actor: 'carol' });
       },
+      markRun: async (status) => (status === 'completed' && cancelCommitted ? 'cancel-accepted' : 'written'),
     });
     await (await start(input)).result();
 
@@ -252,7 +267,7 @@ describe('cancel racing the last action', () => {
     // task that handled the signal is refused for the result that arrived meanwhile (local
     // activities are at least once), so only the ending is asserted here.
     expect(rec.actions.map((a) => a.position)).toEqual([0, 1]);
-    expect(runStatuses(rec)).not.toContain('completed');
+    expect(rec.runs.filter((run) => run.status === 'completed' && run.answer === 'written')).toEqual([]);
     expect(rec.runs.at(-1)).toEqual({ status: 'cancelled', answer: 'written' });
     expect(rec.logs.at(-1)).toEqual({ level: 'warn', message: 'cancelled by carol' });
     expect(rec.openSteps.length).toBeGreaterThan(0);
@@ -327,14 +342,19 @@ test('a run the API already ended (its workflow start seemed to fail) is not exe
   expect(rec.actions).toEqual([]);
 });
 
-test("a run started by the code before the action activity marked its own step replays without a determinism error (its history keeps the workflow's step marks)", async () => {
-  // Recorded from that code (two api-call steps, plain payloads); a replay fails on any command
-  // the current code would issue differently at that point of the history.
-  const fixture = path.join(__dirname, '..', 'fixtures', 'forgeRun-workflow-marks-steps.history.bin');
-  const history = temporal.api.history.v1.History.decode(await readFile(fixture));
-  await Worker.runReplayHistory(
+// Each history was recorded from that code (two api-call steps, plain payloads); a replay fails
+// on any command the current code would issue differently at that point of the history.
+const replay = async (fixture: string) =>
+  Worker.runReplayHistory(
     { workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') } },
-    history,
-    'forge-run-before-action-marks',
+    temporal.api.history.v1.History.decode(await readFile(path.join(__dirname, '..', 'fixtures', fixture))),
+    fixture,
   );
+
+test("a run started by the code before the action activity marked its own step replays without a determinism error (its history keeps the workflow's step marks)", async () => {
+  await replay('forgeRun-workflow-marks-steps.history.bin');
+});
+
+test("a run started by the code before the first and last actions marked the run replays without a determinism error (its history keeps the workflow's run marks)", async () => {
+  await replay('forgeRun-workflow-marks-run.history.bin');
 });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { forgeWorkflowId } from '../../core/forge/types';
+import { failUnstartedRun } from '../../core/forge/runStore';
+import { forgeWorkflowId, type RunStepSpec } from '../../core/forge/types';
+import { withTenant } from '../../db/tenancy';
 import { TASK_QUEUES } from '../../core/taskQueues';
 import { useForgeSuite } from '../support/forgeRuns';
 import { closedPortUrl, startTarget, type Target } from '../support/httpTarget';
@@ -9,7 +11,7 @@ import { sessionToken, type TestApi } from '../support/harness';
 // parameters, tenancy, the run list and stats.
 
 const forge = useForgeSuite();
-const { call, createMold, startRun, logMessages, waitForStatus } = forge;
+const { call, createMold, startRun, logMessages, waitForStatus, storeRunWithoutWorkflow } = forge;
 let api: TestApi;
 let run: string;
 let writer: string;
@@ -260,29 +262,34 @@ describe('list and stats', () => {
 });
 
 describe('a workflow without its run', () => {
-  test('fails at its first write and runs no action: the API commits every run before starting its workflow', async () => {
-    const runId = randomUUID();
-    const handle = await api.deps.temporal.workflow.start('forgeRun', {
+  const neverStep = (runId: string): RunStepSpec => ({
+    position: 0,
+    name: 'never',
+    type: 'api-call',
+    config: { url: `${target.url}/orphan-${runId}`, method: 'GET', timeout_seconds: 5, max_attempts: 1 },
+    requiresApproval: false,
+  });
+  const startWorkflow = (runId: string) =>
+    api.deps.temporal.workflow.start('forgeRun', {
       taskQueue: TASK_QUEUES.forge,
       workflowId: forgeWorkflowId(runId),
-      args: [
-        {
-          tenantId: writerTenantId,
-          runId,
-          steps: [
-            {
-              position: 0,
-              name: 'never',
-              type: 'api-call',
-              config: { url: `${target.url}/orphan-${runId}`, method: 'GET', timeout_seconds: 5, max_attempts: 1 },
-              requiresApproval: false,
-            },
-          ],
-          parameters: {},
-        },
-      ],
+      args: [{ tenantId: writerTenantId, runId, steps: [neverStep(runId)], parameters: {} }],
     });
+
+  test('fails at its first write and runs no action: the API commits every run before starting its workflow', async () => {
+    const runId = randomUUID();
+    const handle = await startWorkflow(runId);
     await expect(handle.result()).rejects.toThrow('Workflow execution failed');
     expect(target.requests.map((r) => r.path)).not.toContain(`/orphan-${runId}`);
+  }, 60_000);
+
+  test('a run the API ended because its start seemed to fail runs no action when its workflow starts after all: the first action finds it finished', async () => {
+    const runId = await storeRunWithoutWorkflow();
+    await withTenant(api.deps.db, writerTenantId, (trx) => failUnstartedRun(trx, runId, 'could not start'));
+    await (await startWorkflow(runId)).result();
+    expect(target.requests.map((r) => r.path)).not.toContain(`/orphan-${runId}`);
+    const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
+    expect(body).toEqual(expect.objectContaining({ status: 'failed', error: 'could not start' }));
+    expect(await logMessages(runId)).toEqual([]);
   }, 60_000);
 });

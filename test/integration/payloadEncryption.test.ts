@@ -200,7 +200,10 @@ describe('a forge run with a parameter, a request header, an approval comment, a
         ...Object.values(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
       ];
     });
-    for (const payload of patchIds) expect(text(payload.data)).toContain('"action-marks-its-step"');
+    const patchIdsNamed = (payload: (typeof patchIds)[number]) =>
+      ['action-marks-its-step', 'action-marks-run'].filter((id) => text(payload.data).includes(`"${id}"`));
+    for (const payload of patchIds) expect(patchIdsNamed(payload)).not.toEqual([]);
+    expect(new Set(patchIds.flatMap(patchIdsNamed))).toEqual(new Set(['action-marks-its-step', 'action-marks-run']));
     const plain = [...markerData, ...searchAttributes, ...patchIds];
     expect(payloads.filter((payload) => text(payload.metadata?.encoding) !== 'binary/encrypted')).toEqual(
       expect.arrayContaining(plain),
