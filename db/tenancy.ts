@@ -161,6 +161,14 @@ interface KnexContext {
 }
 
 /**
+ * Lets this transaction's COMMIT return before its write-ahead log reaches disk
+ * (`synchronous_commit = off` for it alone): the flush moves off the critical path. Only for
+ * writes whose loss in a crash is harmless because a later synchronous commit of the same work
+ * writes them again or makes them durable (the log is flushed in order).
+ */
+export const commitWithoutFlush = (trx: Knex) => trx.raw('set local synchronous_commit = off');
+
+/**
  * SQL that puts a table under tenant isolation: RLS enabled and forced (so even the owner is
  * filtered) with one policy for reads and writes. Every migration that adds a tenant table uses it.
  */

@@ -5,7 +5,7 @@ import { activeIntegrationOfType } from '../../core/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../core/forge/runStore';
 import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
-import { withTenant } from '../../db/tenancy';
+import { commitWithoutFlush, withTenant } from '../../db/tenancy';
 import type { LogLevel, RunMarkOutcome, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
@@ -140,6 +140,9 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
           await Promise.all([
             markStep(trx, input.runId, step.position, 'running'),
             appendLogs(trx, input.tenantId, input.runId, [starting]),
+            // Lost in a crash before the step's next write, these marks are superseded by it (the
+            // retried attempt's, or the workflow's failure marks); else that write flushes them.
+            commitWithoutFlush(trx),
           ]);
           return false;
         });

@@ -73,7 +73,7 @@ export async function insertRun(
     steps: RunStepSpec[];
   },
 ) {
-  const [row] = await trx('runs')
+  const inserted = trx('runs')
     .insert({
       id: run.id,
       tenant_id: run.tenantId,
@@ -85,18 +85,25 @@ export async function insertRun(
       started_by: run.startedBy,
       workflow_id: run.workflowId,
     })
-    .returning<RunRow[]>(RUN_FIELDS);
+    .returning(RUN_FIELDS);
+  // The run and its steps in one statement (one round trip): the steps' foreign key is checked
+  // at its end, when the run's row is there.
+  const query = trx.with('run', inserted);
   if (run.steps.length) {
-    await trx('run_steps').insert(
-      run.steps.map((step) => ({
-        tenant_id: run.tenantId,
-        run_id: run.id,
-        position: step.position,
-        name: step.name,
-        type: step.type,
-      })),
+    query.with(
+      'steps',
+      trx('run_steps').insert(
+        run.steps.map((step) => ({
+          tenant_id: run.tenantId,
+          run_id: run.id,
+          position: step.position,
+          name: step.name,
+          type: step.type,
+        })),
+      ),
     );
   }
+  const [row] = await query.select<RunRow[]>('*').from('run');
   return toRun(row);
 }
 

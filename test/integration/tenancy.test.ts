@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createPool } from '../../db/pool';
-import { tenantIsolationSql, withTenant } from '../../db/tenancy';
+import { commitWithoutFlush, tenantIsolationSql, withTenant } from '../../db/tenancy';
 import { testConfig } from '../support/harness';
 
 // Proves the tenancy mechanism at the database level, as the roles the services really use.
@@ -208,4 +208,20 @@ test("executionPromise settles with the transaction: the work's result on commit
     throw new Error('nope');
   }).catch(() => {});
   await expect(rolledBack).rejects.toThrow('nope');
+});
+
+test('commitWithoutFlush relaxes only its own transaction: the next one on the pool commits synchronously again', async () => {
+  const setting = async (trx: Knex) => (await trx.raw('show synchronous_commit')).rows[0].synchronous_commit;
+  const before = await withTenant(app, tenantA, setting);
+  const inside = await withTenant(app, tenantA, async (trx) => {
+    await commitWithoutFlush(trx);
+    await trx(scratch).insert({ tenant_id: tenantA, note: 'unflushed' });
+    return setting(trx);
+  });
+  // Both pool connections, so whichever carried the relaxed transaction is read after it.
+  const after = await Promise.all([withTenant(app, tenantA, setting), withTenant(app, tenantA, setting)]);
+  expect([before, inside, after]).toEqual(['on', 'off', ['on', 'on']]);
+  expect(await withTenant(app, tenantA, (trx) => trx(scratch).where({ note: 'unflushed' }).pluck('note'))).toEqual([
+    'unflushed',
+  ]);
 });
