@@ -39,11 +39,12 @@ export async function withTenant<T>(
       await begun; // its failure, should the work have sent nothing to run into it
     } catch (err) {
       // The first error is the one worth reporting. A ROLLBACK that fails means the connection
-      // broke, and the pool discards a broken connection.
-      await transaction.end('ROLLBACK;').catch(() => {});
+      // broke, and the pool discards a broken connection. A COMMIT already sent behind the
+      // statements (commitBehind) rolls back the transaction a failed statement aborted.
+      await (transaction.earlyCommit ?? transaction.end('ROLLBACK;')).catch(() => {});
       throw err;
     }
-    await transaction.end('COMMIT;'); // a COMMIT that fails has rolled back
+    await transaction.commit(); // a COMMIT that fails has rolled back
     transaction.committed(result);
     return result;
   } catch (err) {
@@ -57,10 +58,15 @@ export async function withTenant<T>(
 
 let transactionCount = 0;
 
+/** Where a tenant transaction's knex keeps its TenantTransaction (for commitBehind). */
+const TRANSACTION = Symbol('tenant transaction');
+
 /** One tenant transaction on one pooled connection: the knex its work uses, and its end. */
 class TenantTransaction {
   /** What `work` receives: knex, with every query bound to this transaction's connection. */
   readonly trx: Knex.Transaction;
+  /** The COMMIT commitBehind sent ahead of the work's end, if it did. */
+  earlyCommit?: Promise<unknown>;
   private open = true;
   private settled!: { resolve: (value: unknown) => void; reject: (err: unknown) => void };
 
@@ -95,7 +101,7 @@ class TenantTransaction {
     // or rolled back (the error). What waits for a commit listens to it; nobody has to.
     const executionPromise = new Promise((resolve, reject) => (this.settled = { resolve, reject }));
     executionPromise.catch(() => {});
-    Object.assign(trx, { context, isTransaction: true, executionPromise });
+    Object.assign(trx, { context, isTransaction: true, executionPromise, [TRANSACTION]: this });
     this.trx = trx as unknown as Knex.Transaction;
   }
 
@@ -137,6 +143,34 @@ class TenantTransaction {
     return this.send(sql);
   }
 
+  /**
+   * Ends the work with COMMIT (or awaits the one commitBehind sent). Postgres answers a COMMIT
+   * of a transaction a failed statement aborted with ROLLBACK, not an error: should the work
+   * have swallowed that statement's error, this is where its outcome shows.
+   */
+  async commit(): Promise<void> {
+    const ended = (await (this.earlyCommit ?? this.end('COMMIT;'))) as { response?: { command?: string } };
+    if (ended.response?.command === 'ROLLBACK') {
+      throw new Error('The tenant transaction was rolled back: one of its statements failed');
+    }
+  }
+
+  /** See commitBehind: COMMIT leaves after every statement issued in this turn of the event loop. */
+  commitBehind(): void {
+    if (this.earlyCommit || !this.open) return;
+    const socket = this.connection.connection.stream;
+    // Corked until COMMIT is queued: the statements still being issued (knex sends them a few
+    // microtasks on) and COMMIT leave in one write.
+    socket.cork();
+    this.earlyCommit = new Promise((resolve, reject) =>
+      setImmediate(() => {
+        this.end('COMMIT;').then(resolve, reject);
+        socket.uncork();
+      }),
+    );
+    this.earlyCommit.catch(() => {}); // withTenant reports it
+  }
+
   close(): void {
     this.open = false;
     delete this.connection.__knexTxId;
@@ -151,6 +185,18 @@ class TenantTransaction {
     }
     return run();
   }
+}
+
+/**
+ * Declares that the work has issued its last statement: COMMIT is sent right behind the
+ * statements issued in this turn of the event loop, in the same write, without waiting for
+ * their answers (a round trip fewer). For work whose statements need no answer from one
+ * another: anything issued after this turn is refused. From here the transaction commits if its
+ * statements succeed, whatever the work does next; one that fails rolls it back (withTenant
+ * reports the statement's error). Outside a tenant transaction it does nothing.
+ */
+export function commitBehind(trx: Knex): void {
+  (trx as { [TRANSACTION]?: TenantTransaction })[TRANSACTION]?.commitBehind();
 }
 
 /** What `db.context` holds; knex's types leave it out. */

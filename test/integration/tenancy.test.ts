@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createPool } from '../../db/pool';
-import { commitWithoutFlush, tenantIsolationSql, withTenant } from '../../db/tenancy';
+import { commitBehind, commitWithoutFlush, tenantIsolationSql, withTenant } from '../../db/tenancy';
 import { testConfig } from '../support/harness';
 
 // Proves the tenancy mechanism at the database level, as the roles the services really use.
@@ -118,25 +118,31 @@ test('the tenant setting travels with BEGIN: a tenant transaction costs no extra
   ]);
 });
 
-test("BEGIN and the work's first statement leave in one write, so they share a round trip", async () => {
+/** A pool of one connection, and the socket writes it makes from here on (as text). */
+async function poolRecordingWrites(): Promise<{ single: Knex; writes: string[] }> {
   const single = createPool(config.database.appUrl, 1);
+  await single.raw('select 1'); // opens the pool's one connection
+  const connection = await single.client.acquireConnection();
+  await single.client.releaseConnection(connection);
+  const socket = connection.connection.stream;
+  const writes: string[] = [];
+  const record = (chunks: Buffer[]) => writes.push(Buffer.concat(chunks).toString('latin1'));
+  const write = socket._write.bind(socket);
+  const writev = socket._writev.bind(socket);
+  socket._write = (chunk: Buffer, encoding: BufferEncoding, done: () => void) => (
+    record([chunk]),
+    write(chunk, encoding, done)
+  );
+  socket._writev = (chunks: { chunk: Buffer }[], done: () => void) => (
+    record(chunks.map((c) => c.chunk)),
+    writev(chunks, done)
+  );
+  return { single, writes };
+}
+
+test("BEGIN and the work's first statement leave in one write, so they share a round trip", async () => {
+  const { single, writes } = await poolRecordingWrites();
   try {
-    await single.raw('select 1'); // opens the pool's one connection
-    const connection = await single.client.acquireConnection();
-    await single.client.releaseConnection(connection);
-    const socket = connection.connection.stream;
-    const writes: string[] = [];
-    const record = (chunks: Buffer[]) => writes.push(Buffer.concat(chunks).toString('latin1'));
-    const write = socket._write.bind(socket);
-    const writev = socket._writev.bind(socket);
-    socket._write = (chunk: Buffer, encoding: BufferEncoding, done: () => void) => (
-      record([chunk]),
-      write(chunk, encoding, done)
-    );
-    socket._writev = (chunks: { chunk: Buffer }[], done: () => void) => (
-      record(chunks.map((c) => c.chunk)),
-      writev(chunks, done)
-    );
     await withTenant(single, tenantA, (trx) => trx(scratch).select('note'));
     expect(writes).toHaveLength(2);
     expect(writes[0]).toMatch(/begin; select set_config[\s\S]*select "note"/);
@@ -224,4 +230,70 @@ test('commitWithoutFlush relaxes only its own transaction: the next one on the p
   expect(await withTenant(app, tenantA, (trx) => trx(scratch).where({ note: 'unflushed' }).pluck('note'))).toEqual([
     'unflushed',
   ]);
+});
+
+describe('commitBehind: COMMIT sent behind the last statements', () => {
+  const notesLike = (prefix: string) =>
+    withTenant(app, tenantA, (trx) => trx(scratch).whereLike('note', `${prefix}%`).orderBy('note').pluck('note'));
+
+  test('BEGIN, the statements and COMMIT leave in one write: the transaction costs one round trip, and commits', async () => {
+    const { single, writes } = await poolRecordingWrites();
+    try {
+      const inserted = await withTenant(single, tenantA, async (trx) => {
+        const statements = Promise.all([
+          trx(scratch).insert({ tenant_id: tenantA, note: 'behind-1' }),
+          trx(scratch).insert({ tenant_id: tenantA, note: 'behind-2' }),
+        ]);
+        commitBehind(trx);
+        return (await statements).length;
+      });
+      expect(inserted).toBe(2);
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/begin; select set_config[\s\S]*behind-1[\s\S]*behind-2[\s\S]*COMMIT/);
+    } finally {
+      await single.destroy();
+    }
+    expect(await notesLike('behind-')).toEqual(['behind-1', 'behind-2']);
+  });
+
+  test("a statement that fails rolls the transaction back: withTenant reports that statement's error and nothing is kept", async () => {
+    await expect(
+      withTenant(app, tenantA, async (trx) => {
+        const statements = Promise.all([
+          trx(scratch).insert({ tenant_id: tenantA, note: 'doomed-1' }),
+          trx(scratch).insert({ tenant_id: tenantA, note: null as unknown as string }),
+        ]);
+        commitBehind(trx);
+        await statements;
+      }),
+    ).rejects.toThrow(/null value in column "note"/);
+    expect(await notesLike('doomed-')).toEqual([]);
+  });
+
+  test('a statement issued after the turn that sent COMMIT is refused', async () => {
+    await expect(
+      withTenant(app, tenantA, async (trx) => {
+        const first = trx(scratch).insert({ tenant_id: tenantA, note: 'late-1' });
+        commitBehind(trx);
+        await first;
+        await trx(scratch).insert({ tenant_id: tenantA, note: 'late-2' });
+      }),
+    ).rejects.toThrow(/after its tenant transaction ended/);
+    // What was issued before COMMIT is committed: the transaction's end no longer depends on the work.
+    expect(await notesLike('late-')).toEqual(['late-1']);
+  });
+});
+
+test('a transaction whose work swallowed a failed statement is reported rolled back, not committed', async () => {
+  await expect(
+    withTenant(app, tenantA, async (trx) => {
+      await trx(scratch).insert({ tenant_id: tenantA, note: 'swallowed-1' });
+      await trx(scratch)
+        .insert({ tenant_id: tenantA, note: null as unknown as string })
+        .catch(() => {});
+    }),
+  ).rejects.toThrow(/rolled back/);
+  expect(await withTenant(app, tenantA, (trx) => trx(scratch).where({ note: 'swallowed-1' }).pluck('note'))).toEqual(
+    [],
+  );
 });
