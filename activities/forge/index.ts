@@ -5,7 +5,7 @@ import { activeIntegrationOfType } from '../../core/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../core/forge/runStore';
 import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
-import { commitWithoutFlush, withTenant } from '../../db/tenancy';
+import { commitBehind, commitWithoutFlush, withTenant } from '../../db/tenancy';
 import type { LogLevel, RunMarkOutcome, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
@@ -68,13 +68,35 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       const lineOf = (message: string, level: LogLevel = 'info') => ({ position: step.position, level, message });
+      /** The step marked running with the line that opens its log; true when the run had already ended. */
+      const markStarted = inTenant(input, async (trx) => {
+        if (input.startsRun && (await markExistingRun(trx, input.runId, 'running')) === 'already-finished') {
+          return true;
+        }
+        const marked = Promise.all([
+          markStep(trx, input.runId, step.position, 'running'),
+          appendLogs(trx, input.tenantId, input.runId, [
+            lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`),
+          ]),
+          // Lost in a crash before the step's next write, these marks are superseded by it (the
+          // retried attempt's, or the workflow's failure marks); else that write flushes them.
+          commitWithoutFlush(trx),
+        ]);
+        commitBehind(trx);
+        await marked;
+        return false;
+      });
+      markStarted.catch(() => {}); // awaited on every path below
+      /** Lines of the action's own, after the line that opens the log. */
       const logLines = (messages: string[], level: LogLevel = 'info') =>
-        inTenant(input, (trx) =>
-          appendLogs(
-            trx,
-            input.tenantId,
-            input.runId,
-            messages.map((message) => lineOf(message, level)),
+        markStarted.then(() =>
+          inTenant(input, (trx) =>
+            appendLogs(
+              trx,
+              input.tenantId,
+              input.runId,
+              messages.map((message) => lineOf(message, level)),
+            ),
           ),
         );
       /** What the action answered, and the lines that close its log. */
@@ -131,29 +153,28 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
         }
       };
       try {
-        // Each pair goes out together on the pipelined connection: one round trip with BEGIN.
-        const starting = lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`);
-        const runEnded = await inTenant(input, async (trx) => {
-          if (input.startsRun && (await markExistingRun(trx, input.runId, 'running')) === 'already-finished') {
-            return true;
-          }
-          await Promise.all([
-            markStep(trx, input.runId, step.position, 'running'),
-            appendLogs(trx, input.tenantId, input.runId, [starting]),
-            // Lost in a crash before the step's next write, these marks are superseded by it (the
-            // retried attempt's, or the workflow's failure marks); else that write flushes them.
-            commitWithoutFlush(trx),
-          ]);
-          return false;
-        });
-        if (runEnded) return 'already-finished';
-        const { output, lines } = await perform();
+        // The first action's start decides whether the run goes on, so the action waits for it.
+        // Any other's marks go out while its action runs: should the database fail meanwhile,
+        // the retried attempt repeats the action, as a failure at its completion already would.
+        if (input.startsRun && (await markStarted)) return 'already-finished';
+        const [started, performed] = await Promise.allSettled([markStarted, perform()]);
+        if (started.status === 'rejected') throw started.reason;
+        if (performed.status === 'rejected') throw performed.reason;
+        const { output, lines } = performed.value;
+        // Each statement list goes out with BEGIN and COMMIT in one write (commitBehind).
         return await inTenant(input, async (trx) => {
-          await Promise.all([
+          const marked = Promise.all([
             appendLogs(trx, input.tenantId, input.runId, lines),
             markStep(trx, input.runId, step.position, 'completed', { output }),
           ]);
-          return input.completesRun ? markExistingRun(trx, input.runId, 'completed') : undefined;
+          if (!input.completesRun) {
+            commitBehind(trx);
+            await marked;
+            return undefined;
+          }
+          // Its first statement goes out with the marks: the run's status waits on nothing of theirs.
+          const [runWrite] = await Promise.all([markExistingRun(trx, input.runId, 'completed'), marked]);
+          return runWrite;
         });
       } catch (err) {
         await logLines([`${step.name}: ${(err as Error).message}`], 'error');

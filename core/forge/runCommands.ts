@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client as TemporalClient } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { withTenant } from '../../db/tenancy';
+import { commitBehind, withTenant } from '../../db/tenancy';
 import type { CallerPrincipal } from '../auth/principal';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
 import { ApiError, invalid, notFound } from '../errors';
@@ -77,7 +77,7 @@ export async function startRun(
       // A mold-wide approval gates the first action.
       requiresApproval: action.requires_approval || (position === 0 && mold.requires_approval),
     }));
-    const inserted = await insertRun(trx, {
+    const inserting = insertRun(trx, {
       id,
       tenantId: caller.tenantId,
       moldId: mold.id,
@@ -89,8 +89,9 @@ export async function startRun(
       workflowId,
       steps: runSteps,
     });
+    commitBehind(trx);
     return {
-      run: inserted,
+      run: await inserting,
       steps: runSteps,
       parameters: values,
       moldSlug: mold.slug,
@@ -115,13 +116,15 @@ export async function startRun(
     throw temporalUnavailable(`The run was created but ${reason}; it is marked failed`, id, runEvent('start', id));
   }
 
-  await inTenant(deps, caller, (trx) =>
-    recordAudit(trx, caller, {
+  await inTenant(deps, caller, (trx) => {
+    const audited = recordAudit(trx, caller, {
       ...runEvent('start', id),
       eventType: 'forge.run.started',
       metadata: { mold: moldSlug },
-    }),
-  );
+    });
+    commitBehind(trx);
+    return audited;
+  });
   return run;
 }
 

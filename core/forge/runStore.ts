@@ -176,16 +176,16 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first<{ status: RunStatus }>('status');
   if (!run) return 'not-visible';
   if (isFinished(run.status)) return 'already-finished';
-  if (
-    (status === 'completed' || status === 'failed') &&
-    (await trx('run_decisions').where({ run_id: runId, decision: 'cancel' }).first('id'))
-  ) {
-    return 'cancel-accepted';
-  }
-  // Together on the pipelined connection: the notification waits for nothing but the commit.
-  await Promise.all([
+  const ending = status === 'completed' || status === 'failed';
+  // Together on the pipelined connection: the notification waits for nothing but the commit (a
+  // run left as it was changes nothing for its followers). An ending checks for a cancel within
+  // the update: a statement after the lock's, so it sees any decision committed before it.
+  const [updated] = await Promise.all([
     trx('runs')
       .where({ id: runId })
+      .modify((update) => {
+        if (ending) update.whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
+      })
       .update({
         status,
         error: error ?? null,
@@ -194,7 +194,7 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
       }),
     notifyRunChanged(trx, runId),
   ]);
-  return 'written';
+  return updated ? 'written' : 'cancel-accepted';
 }
 
 /**
