@@ -173,28 +173,31 @@ export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: 
  * (`cancel-accepted`).
  */
 export async function markRun(trx: Knex, runId: string, status: RunStatus, error?: string): Promise<MarkRunResult> {
+  const update = trx('runs')
+    .where({ id: runId })
+    .update({
+      status,
+      error: error ?? null,
+      started_at: trx.raw('coalesce(started_at, now())'),
+      finished_at: isFinished(status) ? trx.fn.now() : null,
+    });
+  // Each update goes out with the notification (a run left as it was changes nothing for its
+  // followers, who are told at commit anyway).
+  const updated = async () => (await Promise.all([update, notifyRunChanged(trx, runId)]))[0] > 0;
+  if (status !== 'completed' && status !== 'failed') {
+    // One statement: the update skips a finished run, which it checks on the row version it
+    // waited for should a decision hold the row.
+    update.whereNotIn('status', FINISHED_RUN);
+    if (await updated()) return 'written';
+    return (await trx('runs').where({ id: runId }).first('id')) ? 'already-finished' : 'not-visible';
+  }
+  // An ending first takes the row lock, then checks for an accepted cancel in its update: a
+  // statement after the lock's, so it sees a decision committed while it waited.
   const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first<{ status: RunStatus }>('status');
   if (!run) return 'not-visible';
   if (isFinished(run.status)) return 'already-finished';
-  const ending = status === 'completed' || status === 'failed';
-  // Together on the pipelined connection: the notification waits for nothing but the commit (a
-  // run left as it was changes nothing for its followers). An ending checks for a cancel within
-  // the update: a statement after the lock's, so it sees any decision committed before it.
-  const [updated] = await Promise.all([
-    trx('runs')
-      .where({ id: runId })
-      .modify((update) => {
-        if (ending) update.whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
-      })
-      .update({
-        status,
-        error: error ?? null,
-        started_at: trx.raw('coalesce(started_at, now())'),
-        finished_at: isFinished(status) ? trx.fn.now() : null,
-      }),
-    notifyRunChanged(trx, runId),
-  ]);
-  return updated ? 'written' : 'cancel-accepted';
+  update.whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
+  return (await updated()) ? 'written' : 'cancel-accepted';
 }
 
 /**

@@ -206,4 +206,16 @@ describe('decisions', () => {
       ),
     ).toBeUndefined();
   });
+  test('a finished run takes no other status (already-finished), and a run that is not there none at all (not-visible)', async () => {
+    const runId = await storeRunWithoutWorkflow();
+    const outcome = (id: string, status: 'completed' | 'running' | 'awaiting_approval') =>
+      withTenant(api.deps.db, writerTenantId, (trx) => markRun(trx, id, status));
+    expect(await outcome(runId, 'completed')).toBe('written');
+    expect(await outcome(runId, 'running')).toBe('already-finished');
+    expect(await outcome(runId, 'awaiting_approval')).toBe('already-finished');
+    expect(await outcome(runId, 'completed')).toBe('already-finished');
+    expect((await call(writer, 'GET', `/forge/runs/${runId}`)).body.status).toBe('completed');
+    expect(await outcome(randomUUID(), 'running')).toBe('not-visible');
+    expect(await outcome(randomUUID(), 'completed')).toBe('not-visible');
+  });
 });
