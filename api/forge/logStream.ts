@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
 import { ApiError } from '../../core/errors';
-import { isFinished, listLogs, runStatus } from '../../core/forge/runStore';
-import { withTenant } from '../../db/tenancy';
+import { isFinished, readRunProgress } from '../../core/forge/runStore';
+import { commitBehind, withTenant } from '../../db/tenancy';
 import type { RunLogFollowers } from './logFollowers';
 
 /** Lines read per query while catching up; the socket's buffer paces the reads beyond that. */
@@ -88,12 +88,12 @@ export function streamRunLogs(
         await nextChange();
         if (!open) break;
         changed = false;
-        // Status first: a run's lines are committed before it is marked finished, so lines read
-        // after seeing "finished" are complete.
-        const { status, lines } = await withTenant(db, tenantId, async (trx) => ({
-          status: await runStatus(trx, runId),
-          lines: await listLogs(trx, runId, { afterId: lastId, limit: LINES_PER_READ }),
-        }));
+        // One statement, so one snapshot: lines read with a finished status are complete.
+        const { status, lines } = await withTenant(db, tenantId, (trx) => {
+          const progress = readRunProgress(trx, runId, { afterId: lastId, limit: LINES_PER_READ });
+          commitBehind(trx);
+          return progress;
+        });
         for (const line of lines) {
           lastId = line.id;
           if (!send(null, line.id, line)) await closedOrDrained();

@@ -317,15 +317,44 @@ interface LogRow {
   created_at: Date;
 }
 
-/** Up to `limit` lines of a run's log after line `afterId`, in order. */
-export async function listLogs(trx: Knex, runId: string, window: { afterId: number; limit: number }) {
-  const rows = await trx('run_logs')
+interface LogWindow {
+  afterId: number;
+  limit: number;
+}
+
+const LOG_COLUMNS = ['id', 'step_position', 'level', 'message', 'created_at'];
+
+/** Up to `limit` lines of a run's log after line `afterId`, in order (as a query). */
+const logLines = (trx: Knex, runId: string, window: LogWindow) =>
+  trx('run_logs')
     .where({ run_id: runId })
     .andWhere('id', '>', window.afterId)
     .orderBy('id')
     .limit(window.limit)
-    .select<LogRow[]>('id', 'step_position', 'level', 'message', 'created_at');
-  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: toIso(r.created_at) }));
+    .select(LOG_COLUMNS);
+
+const toLogLine = (row: LogRow) => ({ ...row, id: Number(row.id), created_at: toIso(row.created_at) });
+
+/** Up to `limit` lines of a run's log after line `afterId`, in order. */
+export async function listLogs(trx: Knex, runId: string, window: LogWindow) {
+  return ((await logLines(trx, runId, window)) as LogRow[]).map(toLogLine);
+}
+
+/**
+ * The run's status (undefined: no such run) and its log lines after `afterId`, read by one
+ * statement and so from one snapshot: a finished status comes with every line of the run.
+ */
+export async function readRunProgress(trx: Knex, runId: string, window: LogWindow) {
+  const rows: ({ status: RunStatus } & (LogRow | { [column in keyof LogRow]: null }))[] = await trx('runs as r')
+    // A query as a binding is compiled in place (knex's types only list values for joinRaw).
+    .joinRaw('left join lateral ? as l on true', [trx.raw('?', [logLines(trx, runId, window)])])
+    .where('r.id', runId)
+    .orderBy('l.id')
+    .select('r.status', ...LOG_COLUMNS.map((column) => `l.${column}`));
+  return {
+    status: rows[0]?.status,
+    lines: rows.flatMap(({ status: _status, ...line }) => (line.id === null ? [] : [toLogLine(line)])),
+  };
 }
 
 /**

@@ -132,6 +132,8 @@ describe('logs', () => {
     for await (const event of sseEvents(res)) events.push({ ...event, at: Date.now() });
     const line = (message: string) => events.find((e) => e.event === 'message' && e.data.message === message)!;
     expect(line('two').at - line('one').at).toBeGreaterThan(1000);
+    // Each event is a log line as GET /logs pages them: nothing of the read that found it.
+    expect(Object.keys(line('one').data).sort()).toEqual(['created_at', 'id', 'level', 'message', 'step_position']);
     expect(events.at(-1)).toEqual(expect.objectContaining({ event: 'end', data: { status: 'completed' } }));
   }, 60_000);
 
