@@ -40,6 +40,7 @@ export const entityRoutes = [
         window,
         (w) => listEntities(db, filter, selected, w),
         () => countEntities(db, filter),
+        db,
       );
       return { entities: items, page, pagination };
     },
@@ -69,6 +70,7 @@ export const entityRoutes = [
         window,
         (w) => listZombies(db, filter, w),
         () => countZombies(db, filter),
+        db,
       );
       return { entities: items, page };
     },

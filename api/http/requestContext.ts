@@ -7,8 +7,9 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it, then logs
- * one line when the response is done. The child is made the first time something logs through
- * it: most requests log only their closing line, which the process logger writes with the id.
+ * one line once the response has gone out (or the client left): off the response's own path,
+ * and timed to its last byte. The child is made the first time something logs through it: most
+ * requests log only their closing line, which the process logger writes with the id.
  */
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
@@ -23,9 +24,7 @@ export function requestContext(logger: Logger): Middleware {
     });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
+    ctx.res.once('close', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
         {
@@ -38,6 +37,7 @@ export function requestContext(logger: Logger): Middleware {
         },
         'request',
       );
-    }
+    });
+    await next();
   };
 }

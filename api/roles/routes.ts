@@ -1,5 +1,6 @@
 import { assignRole, unassignRole } from '../../core/roles/commands';
 import { listRoles } from '../../core/roles/store';
+import { commitBehind } from '../../db/tenancy';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
@@ -23,7 +24,9 @@ export const roleRoutes = [
     responses: { 200: { description: '`{roles, next_cursor}`', schema: rolesPageSchema } },
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
-      const page = shapeDPage(await listRoles(db, window), window);
+      const reading = listRoles(db, window);
+      commitBehind(db); // its one read is the request's last statement
+      const page = shapeDPage(await reading, window);
       return { roles: page.items, next_cursor: page.next_cursor };
     },
   }),
