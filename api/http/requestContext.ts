@@ -7,9 +7,8 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it, then logs
- * one line once the response has gone out (or the client left): off the response's own path,
- * and timed to its last byte. The child is made the first time something logs through it: most
- * requests log only their closing line, which the process logger writes with the id.
+ * one line when the response is done. The child is made the first time something logs through
+ * it: most requests log only their closing line, which the process logger writes with the id.
  */
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
@@ -24,7 +23,9 @@ export function requestContext(logger: Logger): Middleware {
     });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    ctx.res.once('close', () => {
+    try {
+      await next();
+    } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
         {
@@ -37,7 +38,6 @@ export function requestContext(logger: Logger): Middleware {
         },
         'request',
       );
-    });
-    await next();
+    }
   };
 }
