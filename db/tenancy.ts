@@ -120,13 +120,28 @@ class TenantTransaction {
    * BEGIN fail, fails with it.
    */
   begin(sql: string): Promise<unknown> {
-    const socket = this.connection.connection.stream;
-    socket.cork();
-    // Scheduled first: should sending throw, the connection is not left corked.
-    setImmediate(() => socket.uncork());
+    this.corkForThisTurn();
     const begun = this.send(sql);
     begun.catch(() => {}); // withTenant reports it, after the work
     return begun;
+  }
+
+  /**
+   * Holds the connection's writes until the event loop's next turn (knex sends a statement a
+   * few microtasks after it is issued), so what this turn issues leaves in one write. `last`
+   * runs just before they go. Scheduled before anything is sent: should sending throw, the
+   * connection is not left corked.
+   */
+  private corkForThisTurn(last?: () => void): void {
+    const socket = this.connection.connection.stream;
+    socket.cork();
+    setImmediate(() => {
+      try {
+        last?.();
+      } finally {
+        socket.uncork();
+      }
+    });
   }
 
   /** A statement of the transaction's own, sent like any query: events, debug log. */
@@ -158,15 +173,8 @@ class TenantTransaction {
   /** See commitBehind: COMMIT leaves after every statement issued in this turn of the event loop. */
   commitBehind(): void {
     if (this.earlyCommit || !this.open) return;
-    const socket = this.connection.connection.stream;
-    // Corked until COMMIT is queued: the statements still being issued (knex sends them a few
-    // microtasks on) and COMMIT leave in one write.
-    socket.cork();
     this.earlyCommit = new Promise((resolve, reject) =>
-      setImmediate(() => {
-        this.end('COMMIT;').then(resolve, reject);
-        socket.uncork();
-      }),
+      this.corkForThisTurn(() => this.end('COMMIT;').then(resolve, reject)),
     );
     this.earlyCommit.catch(() => {}); // withTenant reports it
   }
@@ -188,15 +196,17 @@ class TenantTransaction {
 }
 
 /**
- * Declares that the work has issued its last statement: COMMIT is sent right behind the
- * statements issued in this turn of the event loop, in the same write, without waiting for
- * their answers (a round trip fewer). For work whose statements need no answer from one
- * another: anything issued after this turn is refused. From here the transaction commits if its
- * statements succeed, whatever the work does next; one that fails rolls it back (withTenant
- * reports the statement's error). Outside a tenant transaction it does nothing.
+ * Declares `statements` (issued before this call: argument order sees to it) the work's last:
+ * COMMIT is sent right behind the statements issued in this turn of the event loop, in the same
+ * write, without waiting for their answers (a round trip fewer), and `statements` is returned.
+ * For work whose statements need no answer from one another: anything issued after this turn
+ * is refused. From here the transaction commits if its statements succeed, whatever the work
+ * does next; one that fails rolls it back (withTenant reports the statement's error). Outside a
+ * tenant transaction it only returns `statements`.
  */
-export function commitBehind(trx: Knex): void {
+export function commitBehind<T>(trx: Knex, statements: Promise<T>): Promise<T> {
   (trx as { [TRANSACTION]?: TenantTransaction })[TRANSACTION]?.commitBehind();
+  return statements;
 }
 
 /** What `db.context` holds; knex's types leave it out. */

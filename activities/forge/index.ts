@@ -73,17 +73,18 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
         if (input.startsRun && (await markExistingRun(trx, input.runId, 'running')) === 'already-finished') {
           return true;
         }
-        const marked = Promise.all([
-          markStep(trx, input.runId, step.position, 'running'),
-          appendLogs(trx, input.tenantId, input.runId, [
-            lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`),
+        await commitBehind(
+          trx,
+          Promise.all([
+            markStep(trx, input.runId, step.position, 'running'),
+            appendLogs(trx, input.tenantId, input.runId, [
+              lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`),
+            ]),
+            // Lost in a crash before the step's next write, these marks are superseded by it (the
+            // retried attempt's, or the workflow's failure marks); else that write flushes them.
+            commitWithoutFlush(trx),
           ]),
-          // Lost in a crash before the step's next write, these marks are superseded by it (the
-          // retried attempt's, or the workflow's failure marks); else that write flushes them.
-          commitWithoutFlush(trx),
-        ]);
-        commitBehind(trx);
-        await marked;
+        );
         return false;
       });
       markStarted.catch(() => {}); // awaited on every path below
@@ -168,8 +169,7 @@ export function createForgeActivities({ db, config: appConfig, keyring }: Activi
             markStep(trx, input.runId, step.position, 'completed', { output }),
           ]);
           if (!input.completesRun) {
-            commitBehind(trx);
-            await marked;
+            await commitBehind(trx, marked);
             return undefined;
           }
           // Its first statement goes out with the marks: the run's status waits on nothing of theirs.

@@ -89,11 +89,9 @@ export function streamRunLogs(
         if (!open) break;
         changed = false;
         // One statement, so one snapshot: lines read with a finished status are complete.
-        const { status, lines } = await withTenant(db, tenantId, (trx) => {
-          const progress = readRunProgress(trx, runId, { afterId: lastId, limit: LINES_PER_READ });
-          commitBehind(trx);
-          return progress;
-        });
+        const { status, lines } = await withTenant(db, tenantId, (trx) =>
+          commitBehind(trx, readRunProgress(trx, runId, { afterId: lastId, limit: LINES_PER_READ })),
+        );
         for (const line of lines) {
           lastId = line.id;
           if (!send(null, line.id, line)) await closedOrDrained();

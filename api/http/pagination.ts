@@ -198,8 +198,7 @@ export async function readShapeAKeysetPage<T>(
 ): Promise<{ items: T[]; page: ShapeAPage; pagination: ShapeAEntityPagination }> {
   const { limit } = window;
   const reads = Promise.all([read(window), count()]);
-  if (endOf && !window.backward) commitBehind(endOf);
-  const [firstRead, total] = await reads;
+  const [firstRead, total] = await (endOf && !window.backward ? commitBehind(endOf, reads) : reads);
   let rows = firstRead;
   let sent: KeysetRow<T>[];
   let offset = window.offset;

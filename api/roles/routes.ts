@@ -24,9 +24,8 @@ export const roleRoutes = [
     responses: { 200: { description: '`{roles, next_cursor}`', schema: rolesPageSchema } },
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
-      const reading = listRoles(db, window);
-      commitBehind(db); // its one read is the request's last statement
-      const page = shapeDPage(await reading, window);
+      // Its one read is the request's last statement.
+      const page = shapeDPage(await commitBehind(db, listRoles(db, window)), window);
       return { roles: page.items, next_cursor: page.next_cursor };
     },
   }),

@@ -77,7 +77,7 @@ export async function startRun(
       // A mold-wide approval gates the first action.
       requiresApproval: action.requires_approval || (position === 0 && mold.requires_approval),
     }));
-    const inserting = insertRun(trx, {
+    const inserted = insertRun(trx, {
       id,
       tenantId: caller.tenantId,
       moldId: mold.id,
@@ -89,9 +89,8 @@ export async function startRun(
       workflowId,
       steps: runSteps,
     });
-    commitBehind(trx);
     return {
-      run: await inserting,
+      run: await commitBehind(trx, inserted),
       steps: runSteps,
       parameters: values,
       moldSlug: mold.slug,
@@ -116,15 +115,16 @@ export async function startRun(
     throw temporalUnavailable(`The run was created but ${reason}; it is marked failed`, id, runEvent('start', id));
   }
 
-  await inTenant(deps, caller, (trx) => {
-    const audited = recordAudit(trx, caller, {
-      ...runEvent('start', id),
-      eventType: 'forge.run.started',
-      metadata: { mold: moldSlug },
-    });
-    commitBehind(trx);
-    return audited;
-  });
+  await inTenant(deps, caller, (trx) =>
+    commitBehind(
+      trx,
+      recordAudit(trx, caller, {
+        ...runEvent('start', id),
+        eventType: 'forge.run.started',
+        metadata: { mold: moldSlug },
+      }),
+    ),
+  );
   return run;
 }
 

@@ -240,11 +240,13 @@ describe('commitBehind: COMMIT sent behind the last statements', () => {
     const { single, writes } = await poolRecordingWrites();
     try {
       const inserted = await withTenant(single, tenantA, async (trx) => {
-        const statements = Promise.all([
-          trx(scratch).insert({ tenant_id: tenantA, note: 'behind-1' }),
-          trx(scratch).insert({ tenant_id: tenantA, note: 'behind-2' }),
-        ]);
-        commitBehind(trx);
+        const statements = commitBehind(
+          trx,
+          Promise.all([
+            trx(scratch).insert({ tenant_id: tenantA, note: 'behind-1' }),
+            trx(scratch).insert({ tenant_id: tenantA, note: 'behind-2' }),
+          ]),
+        );
         return (await statements).length;
       });
       expect(inserted).toBe(2);
@@ -259,12 +261,13 @@ describe('commitBehind: COMMIT sent behind the last statements', () => {
   test("a statement that fails rolls the transaction back: withTenant reports that statement's error and nothing is kept", async () => {
     await expect(
       withTenant(app, tenantA, async (trx) => {
-        const statements = Promise.all([
-          trx(scratch).insert({ tenant_id: tenantA, note: 'doomed-1' }),
-          trx(scratch).insert({ tenant_id: tenantA, note: null as unknown as string }),
-        ]);
-        commitBehind(trx);
-        await statements;
+        await commitBehind(
+          trx,
+          Promise.all([
+            trx(scratch).insert({ tenant_id: tenantA, note: 'doomed-1' }),
+            trx(scratch).insert({ tenant_id: tenantA, note: null as unknown as string }),
+          ]),
+        );
       }),
     ).rejects.toThrow(/null value in column "note"/);
     expect(await notesLike('doomed-')).toEqual([]);
@@ -273,9 +276,7 @@ describe('commitBehind: COMMIT sent behind the last statements', () => {
   test('a statement issued after the turn that sent COMMIT is refused', async () => {
     await expect(
       withTenant(app, tenantA, async (trx) => {
-        const first = trx(scratch).insert({ tenant_id: tenantA, note: 'late-1' });
-        commitBehind(trx);
-        await first;
+        await commitBehind(trx, Promise.all([trx(scratch).insert({ tenant_id: tenantA, note: 'late-1' })]));
         await trx(scratch).insert({ tenant_id: tenantA, note: 'late-2' });
       }),
     ).rejects.toThrow(/after its tenant transaction ended/);
