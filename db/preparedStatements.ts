@@ -1,0 +1,62 @@
+import type { Knex } from 'knex';
+
+/**
+ * Statements a connection keeps prepared, at most. Past that its new statements run unnamed,
+ * as every statement did before; the pool retires idle connections (and their statements).
+ */
+export const PREPARED_PER_CONNECTION = 200;
+
+/** A connection's prepared statements: SQL text → name. Names are never reused (see forget). */
+const preparedOn = new WeakMap<object, Map<string, string>>();
+let lastName = 0;
+
+/**
+ * The name a statement with parameters runs under on this connection, so PostgreSQL parses,
+ * rewrites (row-level security included) and plans it once per connection rather than once per
+ * execution; in bench:http that was most of a tenant read's database CPU. After five executions
+ * PostgreSQL may switch a statement to a generic plan, only when that plan is estimated no costlier
+ * than the custom ones. Statements without parameters go by the simple protocol and stay unnamed,
+ * which keeps multi-statement SQL (`begin; select set_config(...)`) working.
+ */
+function statementName(connection: object, sql: string): string | undefined {
+  let prepared = preparedOn.get(connection);
+  if (!prepared) preparedOn.set(connection, (prepared = new Map()));
+  const known = prepared.get(sql);
+  if (known || prepared.size >= PREPARED_PER_CONNECTION) return known;
+  const name = `shipyard_${++lastName}`;
+  prepared.set(sql, name);
+  return name;
+}
+
+/**
+ * Forgets a connection's statements, so each is prepared again under a new name. For the
+ * error PostgreSQL gives a prepared statement whose table changed shape under it ("cached plan
+ * must not change result type", after a migration): that statement fails once, not forever.
+ */
+function forget(connection: object, err: unknown): void {
+  if ((err as { code?: string }).code === '0A000') preparedOn.delete(connection);
+}
+
+interface CompiledQuery {
+  sql: string;
+  bindings?: readonly unknown[];
+  options?: { name?: string };
+}
+
+type RunQuery = (connection: object, query: CompiledQuery) => Promise<unknown>;
+
+/** Makes every statement with parameters that `db` runs a prepared statement of its connection. */
+export function prepareStatements(db: Knex): void {
+  const client = db.client as { _query: RunQuery };
+  const run = client._query;
+  client._query = function (this: unknown, connection, query) {
+    if (query.bindings?.length && !query.options?.name) {
+      const name = statementName(connection, query.sql);
+      if (name) query.options = { ...query.options, name };
+    }
+    return run.call(this, connection, query).catch((err: unknown) => {
+      forget(connection, err);
+      throw err;
+    });
+  };
+}
