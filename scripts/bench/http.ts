@@ -21,6 +21,8 @@ import {
 // query, COMMIT, through `pg` with CONCURRENCY connections. A third floor serves that
 // transaction from a bare Koa app in its own process: the share HTTP itself takes on this machine.
 // The cases take turns in rounds (measureSideBySide), so a slow minute falls on all of them.
+// Our pools prepare statements with parameters (db/preparedStatements.ts); the floor is the
+// issue's plain transaction, and one more row shows it with its query prepared, for reference.
 
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
@@ -56,24 +58,28 @@ async function main(): Promise<void> {
       await fetch(`${api.base}/api/v1/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: session });
     };
 
-    const [bareKoa, publicRoute, rawTransaction, koaTransaction, withApiKey, withSession] = await measureSideBySide([
-      () => get(`${koa.base}/`, {}),
-      () => get(`${api.base}/healthz`, {}),
-      async () => {
-        const client = await pg.connect();
-        try {
-          await client.query('begin');
-          await client.query("select set_config('app.tenant_id', $1, true)", [tenantId]);
-          await client.query('select id, name from role_bundles order by name limit 21');
-          await client.query('commit');
-        } finally {
-          client.release();
-        }
-      },
-      () => get(`${koa.base}/tenant-read`, {}),
-      () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
-      () => get(`${api.base}/api/v1/roles`, session),
-    ]);
+    const transaction = async (query: string | { name: string; text: string }) => {
+      const client = await pg.connect();
+      try {
+        await client.query('begin');
+        await client.query("select set_config('app.tenant_id', $1, true)", [tenantId]);
+        await client.query(query);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+    };
+    const rolesQuery = 'select id, name from role_bundles order by name limit 21';
+    const [bareKoa, publicRoute, rawTransaction, preparedTransaction, koaTransaction, withApiKey, withSession] =
+      await measureSideBySide([
+        () => get(`${koa.base}/`, {}),
+        () => get(`${api.base}/healthz`, {}),
+        () => transaction(rolesQuery),
+        () => transaction({ name: 'bench-roles', text: rolesQuery }),
+        () => get(`${koa.base}/tenant-read`, {}),
+        () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
+        () => get(`${api.base}/api/v1/roles`, session),
+      ]);
 
     console.log(
       `bench:http — ${REQUESTS} requests per case in rounds taking turns, ${CONCURRENCY} keep-alive clients, one API process`,
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
     console.log(row('bare Koa (floor)', bareKoa));
     console.log(row('ours: public route /healthz', publicRoute, bareKoa));
     console.log(row('raw pg tenant transaction (floor)', rawTransaction));
+    console.log(row('raw pg, the query prepared', preparedTransaction, rawTransaction));
     console.log(row('bare Koa + that transaction', koaTransaction, rawTransaction));
     console.log(row('ours: GET /roles, cached API key', withApiKey, rawTransaction));
     console.log(row('ours: GET /roles, session token', withSession, rawTransaction));
