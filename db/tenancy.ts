@@ -13,8 +13,10 @@ interface PooledConnection {
 /**
  * Runs `work` in one transaction whose row-level-security context is `tenantId`: every tenant
  * table's policy compares its rows to this setting, so queries inside see only that tenant.
- * `set_config(..., true)` scopes the setting to the transaction, so a pooled connection never
- * carries one tenant's context into another request.
+ * `set local` scopes the setting to the transaction, so a pooled connection never carries one
+ * tenant's context into another request. (Not `select set_config(..., true)`, the same setting
+ * with a result row to describe, send and parse: a raw pipelined transaction ran 20–30% faster
+ * without it.)
  *
  * Not knex's `transaction()`, which builds a whole knex instance per transaction (its largest
  * share of a request's CPU in bench:http's profile) and opens with a BEGIN of its own. Here the
@@ -34,7 +36,7 @@ export async function withTenant<T>(
   try {
     let result: T;
     try {
-      const begun = transaction.begin(`begin; select set_config('app.tenant_id', ${escapeLiteral(tenantId)}, true)`);
+      const begun = transaction.begin(`begin; set local app.tenant_id = ${escapeLiteral(tenantId)}`);
       result = await work(transaction.trx);
       await begun; // its failure, should the work have sent nothing to run into it
     } catch (err) {

@@ -30,7 +30,7 @@ test("a signed-in user's repeated request reads no user or role rows: one round 
   const { token } = await sessionToken({ tenant, email: `repeat-${run}@p.test`, roles: ['viewer'] });
   expect((await callApi(api, token, 'GET', '/roles')).status).toBe(200);
   const sent = await sqlDuring(async () => expect((await callApi(api, token, 'GET', '/roles')).status).toBe(200));
-  expect(sent[0]).toMatch(/^begin; select set_config\('app\.tenant_id'/);
+  expect(sent[0]).toMatch(/^begin; set local app\.tenant_id = '/);
   expect(sent.at(-1)).toBe('COMMIT;');
   expect(sent.filter((sql) => /\busers\b|user_roles|team_roles|group_roles/.test(sql))).toEqual([]);
 });

@@ -112,7 +112,7 @@ test('the tenant setting travels with BEGIN: a tenant transaction costs no extra
     app.off('query', record);
   }
   expect(sent).toEqual([
-    `begin; select set_config('app.tenant_id', '${tenantA}', true)`,
+    `begin; set local app.tenant_id = '${tenantA}'`,
     `select "note" from "${scratch}"`,
     'COMMIT;',
   ]);
@@ -145,7 +145,7 @@ test("BEGIN and the work's first statement leave in one write, so they share a r
   try {
     await withTenant(single, tenantA, (trx) => trx(scratch).select('note'));
     expect(writes).toHaveLength(2);
-    expect(writes[0]).toMatch(/begin; select set_config[\s\S]*select "note"/);
+    expect(writes[0]).toMatch(/begin; set local app\.tenant_id[\s\S]*select "note"/);
     expect(writes[1]).toMatch(/COMMIT/);
   } finally {
     await single.destroy();
@@ -251,7 +251,7 @@ describe('commitBehind: COMMIT sent behind the last statements', () => {
       });
       expect(inserted).toBe(2);
       expect(writes).toHaveLength(1);
-      expect(writes[0]).toMatch(/begin; select set_config[\s\S]*behind-1[\s\S]*behind-2[\s\S]*COMMIT/);
+      expect(writes[0]).toMatch(/begin; set local app\.tenant_id[\s\S]*behind-1[\s\S]*behind-2[\s\S]*COMMIT/);
     } finally {
       await single.destroy();
     }
