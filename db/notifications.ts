@@ -37,6 +37,14 @@ export class ChangeListener {
     );
   }
 
+  /**
+   * Runs this process's handler for `channel` now, as the notification will when it arrives:
+   * for a change this process committed, which its next request must not wait for.
+   */
+  deliver(channel: string, payload: string): void {
+    this.handlers.get(channel)?.(payload);
+  }
+
   onLost(handler: () => void): void {
     this.lostHandlers.push(handler);
   }

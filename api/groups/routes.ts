@@ -43,6 +43,7 @@ export const groupRoutes = [
   defineRoute({
     method: 'POST',
     path: '/groups/{groupName}/roles',
+    changesAccess: true,
     tag: 'Groups',
     access: 'admin:write',
     summary: 'Map a role to a group: every user whose token carries the group gets it (409 when mapped)',
@@ -67,6 +68,7 @@ export const groupRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/groups/{groupName}/roles/{roleName}',
+    changesAccess: true,
     tag: 'Groups',
     access: 'admin:write',
     summary: 'Remove a role from a group (roleName: a built-in name, role bundle id or name)',

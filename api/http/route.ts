@@ -103,6 +103,13 @@ export interface RouteDefinition {
   optionalBody?: boolean;
   /** Default `request`. */
   transaction?: TransactionMode;
+  /**
+   * Writes who may do what in the tenant (role assignments, bundles, team members, roles and
+   * group mappings). Database triggers announce such a write to every API process a few
+   * milliseconds after it commits; this process also applies it at once, before answering, so
+   * the caller's next request sees the change whichever comes first.
+   */
+  changesAccess?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<unknown, unknown, unknown, Access>) => unknown;
 }
@@ -125,6 +132,7 @@ export function defineRoute<
   body?: B;
   optionalBody?: boolean;
   transaction?: T;
+  changesAccess?: boolean;
   responses: R;
   handler: (
     input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A, T>,

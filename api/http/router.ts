@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { recordRefusal, RefusedAction } from '../../core/audit/store';
 import type { Principal } from '../../core/auth/principal';
+import { ACCESS_CHANGED_CHANNEL } from '../../core/auth/store';
 import { authorize } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 import { withTenant } from '../../db/tenancy';
@@ -69,6 +70,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
           }
           throw err;
         });
+        if (route.changesAccess) deps.changes.deliver(ACCESS_CHANGED_CHANNEL, identity.tenantId);
       }
       ctx.status = status;
       if (status !== 204) ctx.body = result;

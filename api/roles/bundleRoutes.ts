@@ -55,6 +55,7 @@ export const bundleRoutes = [
   defineRoute({
     method: 'PUT',
     path: '/admin/role-bundles/{bundleId}',
+    changesAccess: true,
     tag: 'Roles',
     access: 'admin:write',
     summary: 'Update a role bundle (partial); holders get the new permissions on their next request',
@@ -66,6 +67,7 @@ export const bundleRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/admin/role-bundles/{bundleId}',
+    changesAccess: true,
     tag: 'Roles',
     access: 'admin:write',
     summary: 'Delete a role bundle and, in the same transaction, every assignment of it to users, teams and groups',

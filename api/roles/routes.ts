@@ -32,6 +32,7 @@ export const roleRoutes = [
   defineRoute({
     method: 'POST',
     path: '/roles/users/{userId}/roles',
+    changesAccess: true,
     tag: 'Roles',
     access: 'admin:write',
     summary: 'Assign a role to a user directly (role: a built-in name, role bundle id or name; 409 when held)',
@@ -56,6 +57,7 @@ export const roleRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/roles/users/{userId}/roles',
+    changesAccess: true,
     tag: 'Roles',
     access: 'admin:write',
     summary: "Remove a user's direct role (?role= a built-in name, role bundle id or name)",

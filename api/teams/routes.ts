@@ -135,6 +135,7 @@ export const teamRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/admin/teams/{id}',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Delete a team with its members, mappings and roles; child teams lose their parent',

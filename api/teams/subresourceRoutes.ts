@@ -51,6 +51,7 @@ export const teamSubresourceRoutes = [
   defineRoute({
     method: 'POST',
     path: '/admin/teams/{id}/members',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Add a user to a team (409 when already a member)',
@@ -66,6 +67,7 @@ export const teamSubresourceRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/admin/teams/{id}/members/{memberId}',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Remove a user (memberId is the user id) from a team',
@@ -95,6 +97,7 @@ export const teamSubresourceRoutes = [
   defineRoute({
     method: 'POST',
     path: '/admin/teams/{id}/mappings',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Map an identity-provider group to a team (role defaults to member; 409 when already mapped)',
@@ -110,6 +113,7 @@ export const teamSubresourceRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/admin/teams/{id}/mappings/{mappingId}',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Remove a group mapping from a team',
@@ -139,6 +143,7 @@ export const teamSubresourceRoutes = [
   defineRoute({
     method: 'POST',
     path: '/admin/teams/{id}/roles',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Give a team a role (role_id: a built-in name, role bundle id or name; 409 when it has it)',
@@ -154,6 +159,7 @@ export const teamSubresourceRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/admin/teams/{id}/roles/{roleId}',
+    changesAccess: true,
     tag: 'Teams',
     access: 'admin:write',
     summary: 'Take a role from a team (roleId: a built-in name, role bundle id or name)',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { signDevSessionToken } from '../../core/auth/sessionTokens';
 import { callApi, sessionToken, startApi, testConfig, type TestApi } from '../support/harness';
 
@@ -45,6 +46,24 @@ test('a role granted or taken away applies from the next request of a session th
   expect(await permissions()).toContain('admin:write');
   expect((await callApi(api, admin.token, 'DELETE', `/roles/users/${user.userId}/roles?role=admin`)).status).toBe(204);
   expect(await permissions()).not.toContain('admin:write');
+});
+
+test("a change committed by this process applies to the next request before the database's notification arrives", async () => {
+  const admin = await sessionToken({ tenant, email: `admin-late-${run}@p.test`, roles: ['admin'] });
+  const user = await sessionToken({ tenant, email: `grantee-late-${run}@p.test` });
+  const permissions = async () => (await callApi(api, user.token, 'GET', '/me')).body.permissions as string[];
+  expect(await permissions()).not.toContain('admin:write');
+  // The listener's socket stops being read: the trigger's notification waits in it, as it would
+  // on a busy database or machine.
+  const listener = (api.deps.changes as unknown as { client: { connection: { stream: Socket } } }).client;
+  listener.connection.stream.pause();
+  try {
+    const assigned = await callApi(api, admin.token, 'POST', `/roles/users/${user.userId}/roles`, { role: 'admin' });
+    expect(assigned.status).toBe(201);
+    expect(await permissions()).toContain('admin:write');
+  } finally {
+    listener.connection.stream.resume();
+  }
 });
 
 test('a first sign-in whose request fails (and rolls back the new user) is not cached: the next request signs the user in again', async () => {
