@@ -111,11 +111,7 @@ test('the tenant setting travels with BEGIN: a tenant transaction costs no extra
   } finally {
     app.off('query', record);
   }
-  expect(sent).toEqual([
-    `begin; set local app.tenant_id = '${tenantA}'`,
-    `select "note" from "${scratch}"`,
-    'COMMIT;',
-  ]);
+  expect(sent).toEqual([`begin; set local app.tenant_id = '${tenantA}'`, `select "note" from "${scratch}"`, 'COMMIT;']);
 });
 
 /** A pool of one connection, and the socket writes it makes from here on (as text). */
