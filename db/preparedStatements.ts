@@ -13,9 +13,9 @@ let lastName = 0;
 /**
  * The name a statement with parameters runs under on this connection, so PostgreSQL parses,
  * rewrites (row-level security included) and plans it once per connection rather than once per
- * execution; in bench:http that was most of a tenant read's database CPU. After five executions
- * PostgreSQL may switch a statement to a generic plan, only when that plan is estimated no costlier
- * than the custom ones. Statements without parameters go by the simple protocol and stay unnamed,
+ * execution; in bench:http that was a third of a tenant read's database CPU. After five
+ * executions PostgreSQL may switch a statement to a generic plan, only when that plan is
+ * estimated no costlier than the custom ones. Statements without parameters go by the simple protocol and stay unnamed,
  * which keeps multi-statement SQL (`begin; set local ...`) working.
  */
 function statementName(connection: object, sql: string): string | undefined {
