@@ -150,8 +150,8 @@ const dropped = (connection: LoadConnection) => {
 /** One GET on a kept-alive socket; anything but 200 stops the bench. */
 export async function get(url: string, headers: Record<string, string>): Promise<void> {
   const target = new URL(url);
-  const list = idle.get(target.origin) ?? [];
-  idle.set(target.origin, list);
+  let list = idle.get(target.origin);
+  if (!list) idle.set(target.origin, (list = []));
   const connection = list.pop() ?? new LoadConnection(target, dropped);
   await connection.get(target, headers);
   list.push(connection);
