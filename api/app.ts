@@ -57,7 +57,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(referenceAssets());
   app.use(root.routes());
-  app.use(api.routes());
-  app.use(api.allowedMethods());
+  app.use(api.routes);
+  app.use(api.allowedMethods);
   return app;
 }

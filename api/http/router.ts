@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { Knex } from 'knex';
 import { recordRefusal, RefusedAction } from '../../core/audit/store';
 import type { Principal } from '../../core/auth/principal';
@@ -14,13 +14,34 @@ export const API_PREFIX = '/api/v1';
 /** `/forge/molds/{slug}` (OpenAPI, how routes are declared) → `/forge/molds/:slug` (Koa). */
 export const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
+/** The API's two middleware: the one that runs the matching route, and the 405/501 answerer. */
+export interface ApiRouter {
+  routes: RouterMiddleware;
+  allowedMethods: RouterMiddleware;
+}
+
+/** `/api/v1/forge/runs/1` → `forge`; undefined outside the API. Lower case, as routes match. */
+function firstSegment(path: string): string | undefined {
+  const start = API_PREFIX.length + 1;
+  if (path.length < start || path.slice(0, start).toLowerCase() !== `${API_PREFIX}/`) return undefined;
+  const end = path.indexOf('/', start);
+  return path.slice(start, end === -1 ? undefined : end).toLowerCase();
+}
+
 /**
  * Mounts every route under /api/v1 with its validators compiled once, at start-up. A handler
  * runs only on input that matched its schemas; what it returns becomes the response body.
+ *
+ * A Koa router tests a request against each of its routes in turn, so the routes are split by
+ * their first segment (`/forge/...`, `/admin/...`), one router each, and a request is tried
+ * only against its segment's: a lookup and a dozen tests instead of a test per route.
  */
-export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router {
-  const router = new Router({ prefix: API_PREFIX });
+export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRouter {
+  const routers = new Map<string, Router>();
   for (const route of routes) {
+    const segment = firstSegment(API_PREFIX + route.path)!;
+    let router = routers.get(segment);
+    if (!router) routers.set(segment, (router = new Router({ prefix: API_PREFIX })));
     const params = compileParams(route.params);
     const query = compileQuery(route.query);
     const body = compileBody(route.body, route.optionalBody);
@@ -76,5 +97,13 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       if (status !== 204) ctx.body = result;
     });
   }
-  return router;
+  const each = (middleware: (router: Router) => RouterMiddleware): RouterMiddleware => {
+    const bySegment = new Map([...routers].map(([segment, router]) => [segment, middleware(router)]));
+    return (ctx, next) => {
+      const segment = firstSegment(ctx.path);
+      const serve = segment === undefined ? undefined : bySegment.get(segment);
+      return serve ? serve(ctx, next) : next();
+    };
+  };
+  return { routes: each((router) => router.routes()), allowedMethods: each((router) => router.allowedMethods()) };
 }

@@ -119,6 +119,27 @@ describe('HTTP foundation', () => {
     }
   });
 
+  // The API's routes are split into one router per first segment (api/http/router.ts): a path
+  // reaches its segment's routes however a single router would have matched it.
+  test('routes match by their first segment as one router would: any case, a trailing slash, nothing near', async () => {
+    const statuses = async (paths: string[]) =>
+      Promise.all(paths.map(async (path) => [path, (await fetch(`${api.url}${path}`)).status]));
+    // 401: the route was found, and asks who calls.
+    expect(await statuses(['/api/v1/system', '/api/v1/SYSTEM', '/API/V1/System/', '/api/v1/system/'])).toEqual([
+      ['/api/v1/system', 401],
+      ['/api/v1/SYSTEM', 401],
+      ['/API/V1/System/', 401],
+      ['/api/v1/system/', 401],
+    ]);
+    expect(await statuses(['/api/v1/systems', '/api/v1system', '/api/v1', '/api/v1/', '/api/v1/system/x'])).toEqual([
+      ['/api/v1/systems', 404],
+      ['/api/v1system', 404],
+      ['/api/v1', 404],
+      ['/api/v1/', 404],
+      ['/api/v1/system/x', 404],
+    ]);
+  });
+
   test('a NUL character anywhere in the input (body value or key, query, path) is a 400 naming the field, never a database error', async () => {
     const cases: [string, string, string][] = [
       ['/api/v1/echo/ann', JSON.stringify({ text: 'a\u0000b' }), 'body.text'],
