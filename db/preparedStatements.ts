@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Query } from 'pg';
 
 /**
  * Statements a connection keeps prepared, at most. Past that its new statements run unnamed,
@@ -39,22 +40,48 @@ function forget(connection: object, err: unknown): void {
 
 interface CompiledQuery {
   sql: string;
-  bindings?: readonly unknown[];
+  bindings?: unknown[];
   options?: { name?: string };
+  response?: unknown;
 }
 
-type RunQuery = (connection: object, query: CompiledQuery) => Promise<unknown>;
+type RunQuery = (connection: PgConnection, query: CompiledQuery) => Promise<CompiledQuery>;
+interface PgConnection {
+  query(statement: Query): unknown;
+}
+
+/**
+ * What knex's `_query` does, with the statement handed to pg as a ready Query: pg copies a
+ * config object through its property descriptors, 2 µs per statement, where a Query built from
+ * text and values costs 0.2 µs.
+ */
+function submit(connection: PgConnection, query: CompiledQuery, name: string | undefined): Promise<CompiledQuery> {
+  return new Promise((resolve, reject) => {
+    const statement = new Query(query.sql, query.bindings ?? [], (err: Error | undefined, response: unknown) => {
+      if (err) return reject(err);
+      query.response = response;
+      resolve(query);
+    });
+    // Read when pg sends the statement; pg's typings leave the field out.
+    (statement as Query & { name?: string }).name = name;
+    connection.query(statement);
+  });
+}
 
 /** Makes every statement with parameters that `db` runs a prepared statement of its connection. */
 export function prepareStatements(db: Knex): void {
   const client = db.client as { _query: RunQuery };
-  const run = client._query;
+  const knexQuery = client._query;
   client._query = function (this: unknown, connection, query) {
-    if (query.bindings?.length && !query.options?.name) {
-      const name = statementName(connection, query.sql);
-      if (name) query.options = { ...query.options, name };
-    }
-    return run.call(this, connection, query).catch((err: unknown) => {
+    const { name: given, ...others } = query.options ?? {};
+    const name = given ?? (query.bindings?.length ? statementName(connection, query.sql) : undefined);
+    // pg options other than the name (rowMode, types), and knex's own errors, stay knex's.
+    const plain = query.sql && Object.keys(others).length === 0;
+    return (
+      plain
+        ? submit(connection, query, name)
+        : knexQuery.call(this, connection, { ...query, options: { ...query.options, name } })
+    ).catch((err: unknown) => {
       forget(connection, err);
       throw err;
     });

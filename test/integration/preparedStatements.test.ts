@@ -71,3 +71,11 @@ test('a table changing shape under a prepared statement fails that statement onc
   await expect(select()).rejects.toMatchObject({ code: '0A000', message: expect.stringMatching(/cached plan/) });
   expect((await select()).rows).toEqual([{ a: 1, b: null }]);
 });
+
+test('pg options set through knex (rowMode) still apply, and an empty query is still refused by knex', async () => {
+  const pool = singleConnection();
+  const result = await pool.raw('select ?::int as n, 2 as m', [1]).options({ rowMode: 'array' });
+  expect(result.rows).toEqual([[1, 2]]);
+  expect((await preparedOn(pool)).map((row) => row.statement)).toEqual(['select $1::int as n, 2 as m']);
+  await expect(pool.raw('')).rejects.toThrow('The query is empty');
+});
