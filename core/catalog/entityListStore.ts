@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { keysetSelect, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { ownersOfTeamSql } from './ownerStore';
-import { entityColumns, projectEntity, toEntityView, type EntityRow } from './entityStore';
+import { entityColumns, projectEntity, toEntityView } from './entityStore';
 import type {
   EntityProjection,
   EntitySource,
@@ -94,8 +94,8 @@ export function listEntities(
   fields: readonly EntityViewField[],
   window: DirectedKeysetWindow,
 ): Promise<KeysetRow<EntityProjection>[]> {
-  const query = filteredEntities(db, filter).select(entityColumns(fields));
-  return keysetSelect(db, query, directed(NAME_ORDER, window), window, (row: Partial<EntityRow>) =>
+  const query = filteredEntities(db, filter).select(entityColumns(db, fields));
+  return keysetSelect(db, query, directed(NAME_ORDER, window), window, (row: Partial<EntityView>) =>
     projectEntity(row, fields),
   );
 }
@@ -142,7 +142,7 @@ export function listZombies(
   window: DirectedKeysetWindow,
 ): Promise<KeysetRow<Zombie>[]> {
   const query = zombies(db, filter).select([
-    ...entityColumns(),
+    ...entityColumns(db),
     db.raw('extract(day from now() - e.last_activity_at)::int as inactive_days'),
   ]);
   return keysetSelect(
@@ -150,7 +150,7 @@ export function listZombies(
     query,
     directed(ACTIVITY_ORDER, window),
     window,
-    (row: EntityRow & { inactive_days: number }) => ({
+    (row: EntityView & { inactive_days: number }) => ({
       ...toEntityView(row),
       inactive_days: row.inactive_days,
     }),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { UUID } from '../ids';
-import { toIso } from '../timestamps';
+import { isoTimestamp } from '../timestamps';
 import { normalLink, type EntityFields } from './entityRules';
 import {
   ENTITY_VIEW_FIELDS,
@@ -14,46 +14,37 @@ import {
 
 // The entities table: every SQL statement that reads or writes an entity's own row.
 
-/** An entities row as the view reads it: the view's fields, timestamps as pg returns them. */
-export interface EntityRow extends Omit<EntityView, 'last_activity_at' | 'created_at' | 'updated_at'> {
-  last_activity_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
+const TIMESTAMPS = new Set<EntityViewField>(['last_activity_at', 'created_at', 'updated_at']);
 
-/** The columns of an entity's view, qualified for queries that join (`e.`). */
-export const entityColumns = (fields: readonly EntityViewField[] = ENTITY_VIEW_FIELDS) =>
-  fields.map((field) => `e.${field}`);
-
-const ENTITY_COLUMNS = entityColumns();
+/** The columns of an entity's view, qualified for queries that join (`e.`); timestamps as ISO text. */
+export const entityColumns = (db: Knex, fields: readonly EntityViewField[] = ENTITY_VIEW_FIELDS) =>
+  fields.map((field) => (TIMESTAMPS.has(field) ? isoTimestamp(db, `e.${field}`, field) : `e.${field}`));
 
 /** Per field, how a column's value becomes the view's (the others are taken as read). */
 const VIEW_VALUE: Partial<Record<EntityViewField, (value: never) => unknown>> = {
   links: (links: EntityLink[]) => links.map(normalLink),
-  last_activity_at: toIso,
-  created_at: toIso,
-  updated_at: toIso,
 };
 
 /**
  * The view's `fields` of a row that holds at least their columns (GET /entities?fields=, whose
  * fields always include the id).
  */
-export function projectEntity(row: Partial<EntityRow>, fields: readonly EntityViewField[]): EntityProjection {
-  const entries = fields.map((field) => {
+export function projectEntity(row: Partial<EntityView>, fields: readonly EntityViewField[]): EntityProjection {
+  const view: Record<string, unknown> = {};
+  for (const field of fields) {
     const convert = VIEW_VALUE[field] as ((value: unknown) => unknown) | undefined;
-    return [field, convert ? convert(row[field]) : row[field]];
-  });
-  return Object.fromEntries(entries) as EntityProjection;
+    view[field] = convert ? convert(row[field]) : row[field];
+  }
+  return view as EntityProjection;
 }
 
-export const toEntityView = (row: EntityRow) => projectEntity(row, ENTITY_VIEW_FIELDS) as EntityView;
+export const toEntityView = (row: EntityView) => projectEntity(row, ENTITY_VIEW_FIELDS) as EntityView;
 
 /** `where` for a path's `{id}`: a uuid is an id, anything else a service id. */
 export const entityRefCondition = (ref: string) => (UUID.test(ref) ? { 'e.id': ref } : { 'e.service_id': ref });
 
 export async function getEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
-  const row: EntityRow | undefined = await db('entities as e').where(entityRefCondition(ref)).first(ENTITY_COLUMNS);
+  const row: EntityView | undefined = await db('entities as e').where(entityRefCondition(ref)).first(entityColumns(db));
   return row && toEntityView(row);
 }
 
@@ -68,12 +59,12 @@ export async function lockEntity(
   db: Knex,
   ref: string,
 ): Promise<(EntityView & { readme: EntityReadme | null }) | undefined> {
-  const row: (EntityRow & { readme: string | null; readme_format: ReadmeFormat | null }) | undefined = await db(
+  const row: (EntityView & { readme: string | null; readme_format: ReadmeFormat | null }) | undefined = await db(
     'entities as e',
   )
     .where(entityRefCondition(ref))
     .forUpdate()
-    .first([...ENTITY_COLUMNS, 'e.readme', 'e.readme_format']);
+    .first([...entityColumns(db), 'e.readme', 'e.readme_format']);
   if (!row) return undefined;
   const readme =
     row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
@@ -118,25 +109,28 @@ export async function insertEntity(
   serviceId: string,
   fields: Required<Omit<EntityFields, 'relations'>>,
 ): Promise<EntityView | undefined> {
-  const [row]: EntityRow[] = await db('entities as e')
+  const [row]: EntityView[] = await db('entities as e')
     .insert({ tenant_id: tenantId, service_id: serviceId, ...writtenColumns(fields) })
     .onConflict(['tenant_id', 'service_id'])
     .ignore()
-    .returning(ENTITY_COLUMNS);
+    .returning(entityColumns(db));
   return row && toEntityView(row);
 }
 
 /** Writes the fields given and marks the entity active now. */
 export async function updateEntity(db: Knex, id: string, fields: EntityFields): Promise<EntityView> {
-  const [row]: EntityRow[] = await db('entities as e')
+  const [row]: EntityView[] = await db('entities as e')
     .where({ id })
     .update({ ...writtenColumns(fields), updated_at: db.fn.now(), last_activity_at: db.fn.now() })
-    .returning(ENTITY_COLUMNS);
+    .returning(entityColumns(db));
   return toEntityView(row);
 }
 
 /** Deletes the entity; its relations (both ends), changelog and manifest go with it (cascade). */
 export async function deleteEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
-  const [row]: EntityRow[] = await db('entities as e').where(entityRefCondition(ref)).del().returning(ENTITY_COLUMNS);
+  const [row]: EntityView[] = await db('entities as e')
+    .where(entityRefCondition(ref))
+    .del()
+    .returning(entityColumns(db));
   return row && toEntityView(row);
 }
