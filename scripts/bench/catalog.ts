@@ -75,6 +75,7 @@ const row = (name: string, ours: Figures, floor: Figures, oursLoaded: Figures, f
     ms(ours).padStart(15),
     ms(floor).padStart(15),
     `${(ours.p50 / floor.p50).toFixed(2)}×`.padStart(6),
+    `${(ours.p95 / floor.p95).toFixed(2)}×`.padStart(6),
     oursLoaded.rps.toFixed(0).padStart(7),
     floorLoaded.rps.toFixed(0).padStart(8),
     `${(oursLoaded.rps / floorLoaded.rps).toFixed(2)}×`.padStart(7),
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
         `${REQUESTS / 4} requests; throughput: ${CONCURRENCY} keep-alive clients, ${REQUESTS} requests`,
     );
     console.log(
-      `${'case'.padEnd(22)} ${'ours p50/p95 ms'.padStart(15)} ${'floor p50/p95'.padStart(15)} ${'p50 ×'.padStart(6)} ` +
+      `${'case'.padEnd(22)} ${'ours p50/p95 ms'.padStart(15)} ${'floor p50/p95'.padStart(15)} ${'p50 ×'.padStart(6)} ${'p95 ×'.padStart(6)} ` +
         `${'ours/s'.padStart(7)} ${'floor/s'.padStart(8)} ${'req/s ×'.padStart(7)}`,
     );
     for (const [name, path] of cases) {
