@@ -9,9 +9,9 @@ export const toIsoOrNull = (value: Date | string | null): string | null => (valu
 
 /**
  * `column` as toIso writes it, formatted by PostgreSQL: UTC, to the millisecond, the rest cut
- * off as a JavaScript Date cuts it. For rows read by the page: each value goes to the response
- * as read, where pg would parse it into a Date for toIso to format again (7% of a catalog
- * page's API CPU).
+ * off as a JavaScript Date cuts it. For rows read in bulk (the catalog's entities): each value
+ * goes to the response as read, where pg would parse it into a Date for toIso to format again
+ * (7% of a catalog page's API CPU).
  */
 export const isoTimestamp = (db: Knex, column: string, alias: string): Knex.Raw =>
   db.raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, [column, alias]);

@@ -68,7 +68,10 @@ function submit(connection: PgConnection, query: CompiledQuery, name: string | u
   });
 }
 
-/** Makes every statement with parameters that `db` runs a prepared statement of its connection. */
+/**
+ * Makes every statement with parameters that `db` runs a prepared statement of its connection,
+ * and hands each statement to pg as a ready Query (`submit`).
+ */
 export function prepareStatements(db: Knex): void {
   const client = db.client as { _query: RunQuery };
   const knexQuery = client._query;

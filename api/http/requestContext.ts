@@ -7,7 +7,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * A request's ctx.state. Its child logger is made the first time something logs through it:
- * most requests log only their closing line, which the process logger writes with the id.
+ * most requests log only their closing line, which the middleware writes with the id.
  */
 class RequestState implements DefaultState {
   #log: Logger | undefined;
