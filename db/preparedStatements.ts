@@ -16,8 +16,8 @@ let lastName = 0;
  * rewrites (row-level security included) and plans it once per connection rather than once per
  * execution; in bench:http that was a third of a tenant read's database CPU. After five
  * executions PostgreSQL may switch a statement to a generic plan, only when that plan is
- * estimated no costlier than the custom ones. Statements without parameters go by the simple protocol and stay unnamed,
- * which keeps multi-statement SQL (`begin; set local ...`) working.
+ * estimated no costlier than the custom ones. Statements without parameters go by the simple
+ * protocol and stay unnamed, which keeps multi-statement SQL (`begin; set local ...`) working.
  */
 function statementName(connection: object, sql: string): string | undefined {
   let prepared = preparedOn.get(connection);
