@@ -1,12 +1,11 @@
-import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import './http/state';
 import type { AppDeps } from './deps';
 import { ApiError } from '../core/errors';
 import { errorHandler } from './http/errorHandler';
 import { jsonBody } from './http/jsonBody';
 import { METRICS_PATH, metricsHandler } from './metrics/endpoint';
-import { requestMetrics, routeTemplates } from './metrics/requests';
+import { operatorEndpoints } from './http/operatorEndpoints';
 import { requestContext } from './http/requestContext';
 import type { RouteDefinition } from './http/route';
 import { buildApiRouter } from './http/router';
@@ -27,17 +26,16 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   });
   const documented = withApiReference(routes);
   const api = buildApiRouter(documented, deps);
-  const root = new Router();
-  // Liveness only: answers while the process serves HTTP, whatever the services' state.
-  root.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  // For operators, outside /api/v1 and its document. With SHIPYARD_METRICS_PORT it is served by
-  // a listener of its own (api/server.ts) and is a 404 here.
-  if (deps.config.metrics.port === undefined) root.get(METRICS_PATH, metricsHandler(deps));
+  const operators: Record<string, Middleware> = {
+    // Liveness only: answers while the process serves HTTP, whatever the services' state.
+    '/healthz': (ctx) => {
+      ctx.body = { status: 'ok' };
+    },
+  };
+  // Outside /api/v1 and its document. With SHIPYARD_METRICS_PORT it is served by a listener of
+  // its own (api/server.ts) and is a 404 here.
+  if (deps.config.metrics.port === undefined) operators[METRICS_PATH] = metricsHandler(deps);
 
-  // First, so it sees every request's final status, error envelopes included.
-  app.use(requestMetrics(routeTemplates(documented, ['/healthz', METRICS_PATH])));
   app.use(requestContext(deps.logger));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(errorHandler());
@@ -54,9 +52,9 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
     }
     if (ctx.status === 404 || ctx.status === 501) throw new ApiError('NOT_FOUND', 'No such endpoint');
   });
+  app.use(operatorEndpoints(operators));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(referenceAssets());
-  app.use(root.routes());
   app.use(api.routes);
   app.use(api.allowedMethods);
   return app;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { recordRequest } from '../metrics/requests';
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot inject into logs.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -12,6 +14,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 class RequestState implements DefaultState {
   #log: Logger | undefined;
   tenantId?: string;
+  route?: string;
 
   constructor(
     private readonly logger: Logger,
@@ -24,8 +27,9 @@ class RequestState implements DefaultState {
 }
 
 /**
- * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it, then logs
- * one line when the response is done.
+ * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it; when the
+ * response is ready, logs one line and counts the request in the metrics. First in the chain,
+ * so both see every request's final status, error envelopes included.
  */
 export function requestContext(logger: Logger): Middleware {
   // The closing line's fields are our own and none is a credential: it skips the redaction
@@ -37,11 +41,12 @@ export function requestContext(logger: Logger): Middleware {
     const state = new RequestState(logger, requestId);
     ctx.state = state;
     ctx.set('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       await next();
     } finally {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const durationMs = performance.now() - started;
+      recordRequest(state.route, ctx.method, ctx.status, durationMs / 1000);
       accessLog.info(
         {
           request_id: requestId,

@@ -46,7 +46,9 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRou
     const query = compileQuery(route.query);
     const body = compileBody(route.body, route.optionalBody);
     const status = successStatus(route);
+    const template = API_PREFIX + route.path;
     router.register(toKoaPath(route.path), [route.method], async (ctx) => {
+      ctx.state.route = template;
       const { access } = route;
       // Validation runs after authentication and authorization: a caller without access learns
       // nothing about an endpoint, not even its validation errors.

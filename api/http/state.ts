@@ -7,6 +7,8 @@ declare module 'koa' {
     log: Logger;
     /** Set once the caller is authenticated; scopes the request's database transaction. */
     tenantId?: string;
+    /** The template of the route that answered (`/api/v1/forge/runs/{runId}`), for the metrics. */
+    route?: string;
   }
   interface Request {
     /** The parsed JSON body (jsonBody middleware); undefined when the request had none. */

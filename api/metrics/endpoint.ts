@@ -5,6 +5,7 @@ import { Gauge, Registry } from 'prom-client';
 import { ApiError } from '../../core/errors';
 import type { AppDeps } from '../deps';
 import { errorHandler } from '../http/errorHandler';
+import { operatorEndpoints } from '../http/operatorEndpoints';
 import { requestContext } from '../http/requestContext';
 import { poolUsage } from '../system/databaseChecks';
 import { collectProcessMetrics, processRegistry } from './registry';
@@ -77,15 +78,11 @@ export function metricsHandler(deps: AppDeps): Middleware {
  */
 export function buildMetricsApp(deps: AppDeps): Koa {
   const app = new Koa();
-  const handler = metricsHandler(deps);
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  app.use(async (ctx, next) => {
-    if (ctx.path !== METRICS_PATH) throw new ApiError('NOT_FOUND', 'No such endpoint');
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on this path`, [], { allow: 'GET, HEAD' });
-    }
-    return handler(ctx, next);
+  app.use(operatorEndpoints({ [METRICS_PATH]: metricsHandler(deps) }));
+  app.use(() => {
+    throw new ApiError('NOT_FOUND', 'No such endpoint');
   });
   return app;
 }

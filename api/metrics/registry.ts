@@ -1,25 +1,13 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { httpRequestDuration, httpRequests } from './requests';
 
 /**
  * This process's metrics. Label values are never tenant data: route templates (never raw
  * paths), methods, statuses, cache and pool names, each from a fixed, small set.
  */
 export const processRegistry = new Registry();
-
-export const httpRequests = new Counter({
-  name: 'shipyard_http_requests_total',
-  help: 'HTTP requests answered, by route template (unmatched: no route), method and status',
-  labelNames: ['route', 'method', 'status'] as const,
-  registers: [processRegistry],
-});
-
-export const httpRequestDuration = new Histogram({
-  name: 'shipyard_http_request_duration_seconds',
-  help: 'Time from the request reaching the app to its response being ready, by route template, method and status',
-  labelNames: ['route', 'method', 'status'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [processRegistry],
-});
+processRegistry.registerMetric(httpRequests);
+processRegistry.registerMetric(httpRequestDuration);
 
 const cacheHits = new Counter({
   name: 'shipyard_cache_hits_total',

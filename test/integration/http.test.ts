@@ -221,6 +221,15 @@ describe('HTTP foundation', () => {
     expect(res.status).toBe(200);
     expect(await jsonOf(res)).toEqual({ status: 'ok' });
   });
+
+  test('/healthz answers HEAD without a body, and another method with a 405 naming GET and HEAD', async () => {
+    const head = await fetch(`${api.url}/healthz`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    const post = await fetch(`${api.url}/healthz`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expectEnvelope(await jsonOf(post), 'METHOD_NOT_ALLOWED');
+  });
 });
 
 describe('API reference', () => {

@@ -80,6 +80,13 @@ describe('GET /metrics on the main port (the default)', () => {
     expect(buckets.map((bucket) => bucket.labels.le)).toEqual(expect.arrayContaining(['0.005', '1', '+Inf']));
   });
 
+  test('/healthz is counted under its own path, as a route', async () => {
+    const series = { route: '/healthz', method: 'GET', status: '200' };
+    const before = valueOf(await scrape(api.url), 'shipyard_http_requests_total', series);
+    expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
+    expect(valueOf(await scrape(api.url), 'shipyard_http_requests_total', series)).toBe(before + 1);
+  });
+
   test('a path no route matches, whatever it holds, is counted under the one label "unmatched"', async () => {
     const series = { route: 'unmatched', method: 'GET', status: '404' };
     const before = await scrape(api.url);

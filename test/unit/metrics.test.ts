@@ -1,18 +1,18 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Router from '@koa/router';
-import Koa from 'koa';
-import { requestMetrics, UNMATCHED } from '../../api/metrics/requests';
-import { httpRequests, processRegistry } from '../../api/metrics/registry';
+import { httpRequestDuration, httpRequests, recordRequest } from '../../api/metrics/requests';
+import { processRegistry } from '../../api/metrics/registry';
 import { VersionedCache } from '../../api/http/versionedCache';
 
-async function counted(labels: Record<string, string>): Promise<number> {
-  const { values } = await httpRequests.get();
-  return (
-    values.find((value) =>
-      Object.entries(labels).every(([key, label]) => String((value.labels as Record<string, unknown>)[key]) === label),
-    )?.value ?? 0
-  );
+type Sample = { value: number; labels: Record<string, string | number>; metricName?: string };
+
+/** The samples of `metric` whose labels include `labels`, as `le` (or metric name) → value. */
+async function samples(metric: typeof httpRequests, labels: Record<string, string>): Promise<Record<string, number>> {
+  const { values } = (await metric.get()) as { values: Sample[] };
+  const found: Record<string, number> = {};
+  for (const sample of values) {
+    if (!Object.entries(labels).every(([key, value]) => String(sample.labels[key]) === value)) continue;
+    found[sample.labels.le === undefined ? (sample.metricName ?? 'value') : String(sample.labels.le)] = sample.value;
+  }
+  return found;
 }
 
 async function cacheCount(kind: 'hits' | 'misses', cache: string): Promise<number> {
@@ -21,29 +21,37 @@ async function cacheCount(kind: 'hits' | 'misses', cache: string): Promise<numbe
   return values.find((value) => value.labels.cache === cache)?.value ?? 0;
 }
 
-test('requests are labelled by template, unknown paths and non-standard methods each share one label value', async () => {
-  const router = new Router();
-  router.get('/things/:id', (ctx) => {
-    ctx.body = 'ok';
-  });
-  const app = new Koa();
-  app.use(requestMetrics(new Map([['/things/:id', '/things/{id}']])));
-  app.use(router.routes());
-  const server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  try {
-    await (await fetch(`${url}/things/42`)).text();
-    await (await fetch(`${url}/elsewhere/42`)).text();
-    await (await fetch(`${url}/things/42`, { method: 'PURGE' })).text();
-  } finally {
-    server.close();
-  }
-  expect(await counted({ route: '/things/{id}', method: 'GET', status: '200' })).toBe(1);
-  expect(await counted({ route: UNMATCHED, method: 'GET', status: '404' })).toBe(1);
-  expect(await counted({ route: UNMATCHED, method: 'OTHER', status: '404' })).toBe(1);
-  const { values } = await httpRequests.get();
-  expect(values.some((value) => String(value.labels.route).includes('42'))).toBe(false);
+test('a request counts once, in the first bucket its duration fits (bounds included) and every one above it', async () => {
+  const series = { route: '/unit/things/{id}', method: 'GET', status: '200' };
+  recordRequest(series.route, 'GET', 200, 0.005);
+  recordRequest(series.route, 'GET', 200, 0.007);
+  recordRequest(series.route, 'GET', 200, 20);
+  expect(await samples(httpRequests, series)).toEqual({ value: 3 });
+  const histogram = await samples(httpRequestDuration, series);
+  expect(histogram).toMatchObject({ '0.005': 1, '0.01': 2, '5': 2, '10': 2, '+Inf': 3 });
+  expect(histogram.shipyard_http_request_duration_seconds_count).toBe(3);
+  expect(histogram.shipyard_http_request_duration_seconds_sum).toBeCloseTo(20.012);
+});
+
+test('no route and a non-standard method each share one label value, so no request can add a series', async () => {
+  recordRequest(undefined, 'PURGE', 404, 0.001);
+  recordRequest(undefined, 'GET', 404, 0.001);
+  expect(await samples(httpRequests, { route: 'unmatched', method: 'OTHER', status: '404' })).toEqual({ value: 1 });
+  expect(await samples(httpRequests, { route: 'unmatched', method: 'GET', status: '404' })).toEqual({ value: 1 });
+});
+
+test('the process registry renders the request series in Prometheus text', async () => {
+  recordRequest('/unit/rendered', 'POST', 201, 0.02);
+  const text = await processRegistry.metrics();
+  expect(text).toContain('# TYPE shipyard_http_requests_total counter');
+  expect(text).toContain('shipyard_http_requests_total{route="/unit/rendered",method="POST",status="201"} 1');
+  expect(text).toContain('# TYPE shipyard_http_request_duration_seconds histogram');
+  expect(text).toContain(
+    'shipyard_http_request_duration_seconds_bucket{route="/unit/rendered",method="POST",status="201",le="0.025"} 1',
+  );
+  expect(text).toContain(
+    'shipyard_http_request_duration_seconds_bucket{route="/unit/rendered",method="POST",status="201",le="0.01"} 0',
+  );
 });
 
 test('a VersionedCache counts a hit for a cached value and a miss for a load, under its name', async () => {
