@@ -1,7 +1,6 @@
 import Koa, { type Middleware } from 'koa';
 import './http/state';
 import type { AppDeps } from './deps';
-import { ApiError } from '../core/errors';
 import { errorHandler } from './http/errorHandler';
 import { jsonBody } from './http/jsonBody';
 import { METRICS_PATH, metricsHandler } from './metrics/endpoint';
@@ -37,22 +36,9 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   if (deps.config.metrics.port === undefined) operators[METRICS_PATH] = metricsHandler(deps);
 
   app.use(requestContext(deps.logger));
-  app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(errorHandler());
-  // What no route answered becomes an error envelope. allowedMethods sets the status and the
-  // Allow header: 405 for a method the path does not serve, 501 for one the router has never
-  // heard of (QUERY, TRACE), which is the same mistake to a client: 405 with Allow. A path no
-  // route has is a 404 whatever the method.
-  app.use(async (ctx, next) => {
-    await next();
-    if (ctx.body !== undefined && ctx.body !== null) return;
-    const allow = ctx.response.get('allow');
-    if ((ctx.status === 405 || ctx.status === 501) && allow) {
-      throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on this path`, [], { allow });
-    }
-    if (ctx.status === 404 || ctx.status === 501) throw new ApiError('NOT_FOUND', 'No such endpoint');
-  });
   app.use(operatorEndpoints(operators));
+  app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(referenceAssets());
   app.use(api.routes);

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../../core/errors';
 
 /** The one error body every endpoint returns (`#/components/schemas/Error` in OpenAPI). */
@@ -33,13 +33,30 @@ export const errorEnvelopeSchema = {
 export type ErrorEnvelope = FromSchema<typeof errorEnvelopeSchema>;
 
 /**
- * Catches everything thrown below it. ApiErrors keep their code; anything else is a 500 whose
- * body says nothing about the cause (no stack, no SQL) while the log keeps the full error.
+ * What no route answered becomes an error envelope. The API's allowedMethods sets the status
+ * and the Allow header: 405 for a method the path does not serve, 501 for one the router has
+ * never heard of (QUERY, TRACE), which is the same mistake to a client: 405 with Allow. A path
+ * no route has is a 404 whatever the method.
+ */
+function refuseUnanswered(ctx: Context): void {
+  if (ctx.body !== undefined && ctx.body !== null) return;
+  const allow = ctx.response.get('allow');
+  if ((ctx.status === 405 || ctx.status === 501) && allow) {
+    throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on this path`, [], { allow });
+  }
+  if (ctx.status === 404 || ctx.status === 501) throw new ApiError('NOT_FOUND', 'No such endpoint');
+}
+
+/**
+ * Catches everything thrown below it, and answers what nothing below answered. ApiErrors keep
+ * their code; anything else is a 500 whose body says nothing about the cause (no stack, no
+ * SQL) while the log keeps the full error.
  */
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
+      refuseUnanswered(ctx);
     } catch (err) {
       const apiError = err instanceof ApiError ? err : null;
       if (!apiError) ctx.state.log?.error({ err }, 'unhandled error');

@@ -81,8 +81,5 @@ export function buildMetricsApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(operatorEndpoints({ [METRICS_PATH]: metricsHandler(deps) }));
-  app.use(() => {
-    throw new ApiError('NOT_FOUND', 'No such endpoint');
-  });
   return app;
 }

@@ -7,7 +7,7 @@ const CODEC_PATHS = `${API_PREFIX}/temporal-codec/`;
  * Lets the Temporal Web UI, a page on another origin, call the codec endpoint from the browser:
  * that origin only, with credentials, and only on the codec paths. The UI sends Content-Type and
  * X-Namespace (and Authorization when it passes its user's access token), so every call is
- * preceded by a preflight, answered here. Set before the error handler runs, the headers also
+ * preceded by a preflight, answered here. Set before the request goes on, the headers also
  * reach 401 and 403 answers, so the UI can tell a refusal from a network failure.
  */
 export function temporalCodecCors(temporalUiUrl: string): Middleware {
