@@ -1,20 +1,11 @@
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
-import {
-  child,
-  CONCURRENCY,
-  firstLine,
-  get,
-  measureSideBySide,
-  REQUESTS,
-  rssMb,
-  startApiProcess,
-  type Figures,
-} from './load';
+import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiProcess, type Figures } from './load';
 
 // `npm run bench:http`: the request path against its floors, in one run. CONCURRENCY keep-alive
-// clients send REQUESTS requests per case to one API process (a child, so its RSS is its own):
+// clients load each case for SECONDS (after a warm-up of a quarter of that) against one API
+// process (a child, so its RSS is its own):
 //   bare Koa (a child too)        vs  our public route (/healthz)
 //   raw `pg` tenant transaction   vs  GET /api/v1/roles with a cached API key, and with a session token
 // The raw transaction is what a tenant-scoped read costs at the least: BEGIN, set_config, the
@@ -23,6 +14,9 @@ import {
 // The cases take turns in rounds (measureSideBySide), so a slow minute falls on all of them.
 // Our pools prepare statements with parameters (db/preparedStatements.ts); the floor is the
 // issue's plain transaction, and one more row shows it with its query prepared, for reference.
+
+/** Seconds of load per case (BENCH_SECONDS): time, not a count, since the cases differ 5× in speed. */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
@@ -71,18 +65,21 @@ async function main(): Promise<void> {
     };
     const rolesQuery = 'select id, name from role_bundles order by name limit 21';
     const [bareKoa, publicRoute, rawTransaction, preparedTransaction, koaTransaction, withApiKey, withSession] =
-      await measureSideBySide([
-        () => get(`${koa.base}/`, {}),
-        () => get(`${api.base}/healthz`, {}),
-        () => transaction(rolesQuery),
-        () => transaction({ name: 'bench-roles', text: rolesQuery }),
-        () => get(`${koa.base}/tenant-read`, {}),
-        () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
-        () => get(`${api.base}/api/v1/roles`, session),
-      ]);
+      await measureSideBySide(
+        [
+          () => get(`${koa.base}/`, {}),
+          () => get(`${api.base}/healthz`, {}),
+          () => transaction(rolesQuery),
+          () => transaction({ name: 'bench-roles', text: rolesQuery }),
+          () => get(`${koa.base}/tenant-read`, {}),
+          () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
+          () => get(`${api.base}/api/v1/roles`, session),
+        ],
+        { seconds: SECONDS },
+      );
 
     console.log(
-      `bench:http — ${REQUESTS} requests per case in rounds taking turns, ${CONCURRENCY} keep-alive clients, one API process`,
+      `bench:http — ${SECONDS} s per case in rounds taking turns, ${CONCURRENCY} keep-alive clients, one API process`,
     );
     console.log(`${'case'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     console.log(row('bare Koa (floor)', bareKoa));

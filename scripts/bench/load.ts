@@ -24,22 +24,26 @@ export interface Figures {
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** Runs `once` `requests` times from `concurrency` loops: each latency (ms) and the time it took (s). */
-async function drive(
-  once: () => Promise<void>,
-  requests: number,
-  concurrency: number,
-): Promise<{ latencies: number[]; seconds: number }> {
+/** What one pass of a case runs: until `requests` are done or `seconds` have passed (either may be Infinity). */
+interface Pass {
+  requests: number;
+  seconds: number;
+  concurrency: number;
+}
+
+/** Runs `once` from `concurrency` loops for a pass: each latency (ms) and the time it took (s). */
+async function drive(once: () => Promise<void>, { requests, seconds, concurrency }: Pass) {
   const latencies: number[] = [];
   let next = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
   const loop = async () => {
-    while (next++ < requests) {
-      const started = performance.now();
+    while (next++ < requests && performance.now() < deadline) {
+      const before = performance.now();
       await once();
-      latencies.push(performance.now() - started);
+      latencies.push(performance.now() - before);
     }
   };
-  const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, loop));
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
@@ -52,25 +56,35 @@ const ROUNDS = 8;
  * caches). Each case's requests are split into rounds that take turns, so the drift of a noisy
  * machine falls on every case alike, not on whichever ran during a slow minute. With one client
  * the latencies are a request's own (nothing queues); with CONCURRENCY the machine is saturated.
+ *
+ * With `seconds`, each case runs for that long instead of for `requests`: cases that differ
+ * several times in speed then get the same exposure to the machine's noise. (With an equal count,
+ * bare Koa's rounds lasted ~30 ms, and one pause of the driver moved its figure by a fifth.)
  */
 export async function measureSideBySide(
   cases: (() => Promise<void>)[],
-  { requests = REQUESTS, concurrency = CONCURRENCY } = {},
+  {
+    requests = REQUESTS,
+    concurrency = CONCURRENCY,
+    seconds,
+  }: { requests?: number; concurrency?: number; seconds?: number } = {},
 ): Promise<Figures[]> {
-  for (const once of cases) await drive(once, requests, concurrency);
+  // Counted by requests, or by time: not both.
+  const whole = seconds === undefined ? { requests, seconds: Infinity } : { requests: Infinity, seconds };
+  for (const once of cases) await drive(once, { requests: whole.requests, seconds: whole.seconds / 4, concurrency });
+  const round = { requests: Math.ceil(whole.requests / ROUNDS), seconds: whole.seconds / ROUNDS, concurrency };
   const runs = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
-  const perRound = Math.ceil(requests / ROUNDS);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, once] of cases.entries()) {
-      const { latencies, seconds } = await drive(once, perRound, concurrency);
-      runs[i].latencies.push(...latencies);
-      runs[i].seconds += seconds;
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [c, once] of cases.entries()) {
+      const { latencies, seconds: took } = await drive(once, round);
+      runs[c].latencies.push(...latencies);
+      runs[c].seconds += took;
     }
   }
-  return runs.map(({ latencies, seconds }) => {
+  return runs.map(({ latencies, seconds: took }) => {
     latencies.sort((a, b) => a - b);
     return {
-      rps: latencies.length / seconds,
+      rps: latencies.length / took,
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
       p99: percentile(latencies, 99),
