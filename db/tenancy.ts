@@ -24,27 +24,38 @@ interface PooledConnection {
  * an escaped literal), and `trx` is a thin knex bound to the connection. A nested
  * `trx.transaction()` is knex's own savepoint on that connection. The transaction ends with
  * `work`'s promise: `trx` has no commit() or rollback() of its own.
+ *
+ * `precondition`, a statement that returns no rows, travels with BEGIN the same way; when it
+ * fails, withTenant fails with its error.
  */
 export async function withTenant<T>(
   db: Knex,
   tenantId: string,
   work: (trx: Knex.Transaction) => Promise<T>,
+  precondition?: string,
 ): Promise<T> {
   const client = db.client as KnexClient;
   const connection = await client.acquireConnection();
   const transaction = new TenantTransaction(db, client, connection);
   try {
     let result: T;
+    let begun: Promise<unknown> | undefined;
     try {
-      const begun = transaction.begin(`begin; set local app.tenant_id = ${escapeLiteral(tenantId)}`);
+      const setting = `set local app.tenant_id = ${escapeLiteral(tenantId)}`;
+      begun = transaction.begin(`begin; ${setting}${precondition ? `; ${precondition}` : ''}`);
       result = await work(transaction.trx);
       await begun; // its failure, should the work have sent nothing to run into it
     } catch (err) {
-      // The first error is the one worth reporting. A ROLLBACK that fails means the connection
-      // broke, and the pool discards a broken connection. A COMMIT already sent behind the
-      // statements (commitBehind) rolls back the transaction a failed statement aborted.
+      // The first error is the one worth reporting: a failed BEGIN or precondition (answered
+      // before anything the work sent) rather than the "transaction is aborted" behind it. A
+      // ROLLBACK that fails means the connection broke, and the pool discards a broken
+      // connection. A COMMIT already sent behind the statements (commitBehind) rolls back the
+      // transaction a failed statement aborted.
       await (transaction.earlyCommit ?? transaction.end('ROLLBACK;')).catch(() => {});
-      throw err;
+      throw await (begun ?? Promise.resolve()).then(
+        () => err,
+        (beginErr: unknown) => beginErr,
+      );
     }
     await transaction.commit(); // a COMMIT that fails has rolled back
     transaction.committed(result);

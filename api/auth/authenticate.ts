@@ -10,6 +10,7 @@ import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../c
 import type { Principal } from '../../core/auth/principal';
 import type { SessionClaims, SessionVerifier } from '../../core/auth/sessionTokens';
 import {
+  apiKeyInForce,
   findActiveAgentToken,
   findActiveApiKeysByPrefix,
   findTenantId,
@@ -33,7 +34,7 @@ export type Identity =
   | { kind: 'agent'; tenantId: string; clusterId: string; tokenId: string };
 
 /** One answer for every authentication failure, so nothing can be learned from it. */
-const unauthorized = () => new ApiError('UNAUTHORIZED', 'Authentication required');
+export const unauthorized = () => new ApiError('UNAUTHORIZED', 'Authentication required');
 
 export interface AuthenticatorDeps {
   db: Knex;
@@ -159,6 +160,14 @@ export class Authenticator {
       };
     }
     return tenantId === this.platformTenantLookup!.id;
+  }
+
+  /**
+   * What every transaction of the identity's request checks first: an API key cached here may
+   * have been revoked through another API process a moment ago, before its notification came.
+   */
+  precondition(identity: Identity): string | undefined {
+    return identity.kind === 'api_key' ? apiKeyInForce(identity.key.keyId) : undefined;
   }
 
   /** Resolves who the caller is inside its tenant's transaction (users are upserted here). */

@@ -2,8 +2,8 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import type { Knex } from 'knex';
 import { recordRefusal, RefusedAction } from '../../core/audit/store';
 import type { Principal } from '../../core/auth/principal';
-import { ACCESS_CHANGED_CHANNEL } from '../../core/auth/store';
-import { authorize } from '../auth/authenticate';
+import { ACCESS_CHANGED_CHANNEL, isKeyOutOfForce } from '../../core/auth/store';
+import { authorize, unauthorized } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 import { withTenant } from '../../db/tenancy';
 import { successStatus, type RouteDefinition } from './route';
@@ -71,7 +71,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRou
         const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access, ctx.ip);
         ctx.state.tenantId = identity.tenantId;
         const inTenant = <T>(work: (trx: Knex.Transaction) => Promise<T>) =>
-          withTenant(deps.db, identity.tenantId, work);
+          withTenant(deps.db, identity.tenantId, work, deps.authenticator.precondition(identity));
         let auth: Principal | undefined;
         const principal = async (trx: Knex.Transaction) => {
           auth = await deps.authenticator.principal(trx, identity);
@@ -85,6 +85,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRou
             : // The whole request runs in one transaction under the caller's tenant.
               inTenant(async (trx) => run(await principal(trx), trx, inTenant))
         ).catch(async (err: unknown) => {
+          if (isKeyOutOfForce(err)) throw unauthorized();
           // Written after the rollback, so the failure entry of a refused action survives it.
           if (err instanceof RefusedAction && auth) {
             await recordRefusal(deps.db, auth, err).catch((auditErr: unknown) =>

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { escapeLiteral } from 'pg';
 import { UUID, uuidOrNullSql } from '../ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
@@ -110,6 +111,16 @@ export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promi
     });
   return existing.id;
 }
+
+/**
+ * The statement that fails a tenant transaction, with SQLSTATE 28000, unless the API key is
+ * still in force (db/migrations/20261124000200_api_key_in_force.ts). A literal, not a parameter:
+ * it travels with BEGIN in one simple query (db/tenancy.ts withTenant).
+ */
+export const apiKeyInForce = (keyId: string) => `call api_key_in_force(${escapeLiteral(keyId)})`;
+
+/** A transaction that apiKeyInForce stopped. */
+export const isKeyOutOfForce = (err: unknown) => (err as { code?: string } | undefined)?.code === '28000';
 
 /** The foreign-key violation of a user row whose tenant does not exist. */
 export const isUnknownTenant = (err: unknown) => {

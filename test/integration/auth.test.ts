@@ -210,6 +210,18 @@ describe('API keys', () => {
     }
   });
 
+  test('a key revoked before its notification reaches a process still fails there: every transaction checks it', async () => {
+    const key = await createKey(admin.token, ['catalog:read']);
+    expect((await call('/me', bearer(key.token))).status).toBe(200);
+    // Revoked without the announcement revokeApiKey makes: the process's cache keeps the key,
+    // as it does for the moment between another process's commit and the notification's arrival.
+    await withTenant(api.deps.db, admin.tenantId, (trx) =>
+      trx('api_keys').where({ id: key.id }).update({ revoked_at: trx.fn.now() }),
+    );
+    expect(api.deps.apiKeyCache.get(sha256(key.token))?.keyId).toBe(key.id);
+    await expectGeneric401(await call('/me', bearer(key.token)));
+  });
+
   test('both revoke forms work; revoking twice is harmless; an unknown key is 404', async () => {
     const key = await createKey(admin.token, ['catalog:read']);
     const res = await call(`/admin/api-keys/${key.id}/revoke`, bearer(admin.token), { method: 'POST' });
