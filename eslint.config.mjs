@@ -3,7 +3,7 @@ import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
 // The layers, top to bottom (README "Architecture"):
-//   api/ (HTTP), workers/ + activities/ (Temporal)  →  core/ (domain)  →  db/ (connections, tenancy, schema)
+//   api/ (HTTP), workers/ + activities/ (Temporal)  →  search/ (the engine)  →  core/ (domain)  →  db/ (connections, tenancy, schema)
 // workflows/ sit beside them and import only types; core/ imports nothing of them. An import may only point down; each layer's
 // forbidden folders are listed below, and a wrong import fails `npm test`.
 const folder = (name) => `^(\\.\\./)+${name}(/|$)`;
@@ -93,6 +93,19 @@ export default tseslint.config(
       workers: NOT_UP('workers/'),
       scripts: NOT_UP('scripts/'),
       workflows: NOT_UP('workflows/'),
+      search: NOT_UP('search/'),
+    }),
+  },
+  {
+    // The engine's index definitions, documents, outbox drain and queries: used by api/ and the
+    // search workers, standing on core/ and db/.
+    files: ['search/**/*.ts'],
+    rules: layerRule({
+      api: ONLY_SERVER,
+      activities: NOT_UP('activities/'),
+      workers: NOT_UP('workers/'),
+      scripts: NOT_UP('scripts/'),
+      workflows: NOT_UP('workflows/'),
     }),
   },
   {
@@ -102,6 +115,7 @@ export default tseslint.config(
     ignores: ['db/migrations/**'],
     rules: layerRule({
       core: NOT_UP('core/'),
+      search: NOT_UP('search/'),
       api: NOT_UP('api/'),
       activities: NOT_UP('activities/'),
       workers: NOT_UP('workers/'),
@@ -123,7 +137,8 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: NO_IO },
             {
-              group: ['../*'],
+              // And the search-attribute keys, pure constants a child workflow's start needs.
+              group: ['../*', '!../core', '../core/*', '!../core/searchAttributes'],
               allowTypeImports: true,
               message: 'Workflows import only types from outside workflows/.',
             },

@@ -3,12 +3,13 @@ import type { WorkerPool } from '../core/taskQueues';
 import { createForgeActivities } from './forge';
 import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
+import { createSearchActivities } from './search';
 
 export type { ActivityDeps };
 
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),
-  search: () => ({}),
+  search: (deps) => createSearchActivities(deps),
   platform: (deps) => createRetentionActivities(deps.db),
 };
 

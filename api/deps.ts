@@ -1,4 +1,3 @@
-import { Client as ElasticClient } from '@elastic/elasticsearch';
 import {
   Client as TemporalClient,
   Connection,
@@ -17,6 +16,7 @@ import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
+import { createSearchEngine, type SearchEngine } from '../search/client';
 
 /** The long-lived clients a request may use, created once per process. */
 export interface AppDeps {
@@ -26,7 +26,8 @@ export interface AppDeps {
   db: Knex;
   /** The system role (BYPASSRLS, read-only): token lookups before the tenant is known, backfill. */
   system: Knex;
-  elastic: ElasticClient;
+  /** Elasticsearch and our index prefix; every search goes through search/queries.ts. */
+  search: SearchEngine;
   /** Its data converter encrypts every payload (core/crypto/payloadCodec.ts). */
   temporal: TemporalClient;
   /** Seals and opens integration secrets; the payload codec's keys. */
@@ -69,7 +70,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     logger,
     db,
     system,
-    elastic: new ElasticClient({ node: config.elasticsearch.url, requestTimeout: 10_000 }),
+    search: createSearchEngine(config),
     temporal: new TemporalClient({
       connection,
       namespace: config.temporal.namespace,
@@ -97,7 +98,7 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await Promise.allSettled([
     deps.db.destroy(),
     deps.system.destroy(),
-    deps.elastic.close(),
+    deps.search.client.close(),
     deps.temporal.connection.close(),
   ]);
 }

@@ -8,7 +8,9 @@ import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
 import { manifestRoutes } from './manifests/routes';
+import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
+import { searchRoutes } from './search/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
 import { teamRoutes } from './teams/routes';
@@ -28,6 +30,8 @@ export const apiRoutes: RouteDefinition[] = [
   ...entityRoutes,
   ...manifestRoutes,
   ...statsRoutes,
+  ...searchRoutes,
+  ...repositoryRoutes,
   ...moldRoutes,
   ...runRoutes,
   ...integrationRoutes,

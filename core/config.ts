@@ -74,6 +74,15 @@ export interface Config {
     /** How often the schedule prunes. */
     intervalMs: number;
   };
+  /** The documentation crawler (README, Search). */
+  crawl: {
+    /** How long after a successful crawl a repository is due again. */
+    intervalMs: number;
+    /** How long after a failed crawl (the host down, a bad token) it is due again. */
+    retryMs: number;
+    /** How often the fallback schedule crawls every tenant's due repositories. */
+    tickMs: number;
+  };
   /** What operators scrape (README, Operators). */
   metrics: {
     /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
@@ -262,6 +271,11 @@ export function loadConfig(env: Env = process.env): Config {
       runLogsDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_RUN_LOGS_DAYS', 30),
       auditDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_AUDIT_DAYS', 365),
       intervalMs: durationFrom(env, 'SHIPYARD_RETENTION_INTERVAL', '1h'),
+    },
+    crawl: {
+      intervalMs: durationFrom(env, 'SHIPYARD_CRAWL_INTERVAL', '24h'),
+      retryMs: durationFrom(env, 'SHIPYARD_CRAWL_RETRY', '1h'),
+      tickMs: durationFrom(env, 'SHIPYARD_CRAWL_TICK', '1h'),
     },
     metrics: metricsFrom(env, port),
   };

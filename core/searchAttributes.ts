@@ -18,7 +18,15 @@ type KeywordKey = typeof SHIPYARD_KIND;
 export const SEARCH_ATTRIBUTE_KEYS: readonly KeywordKey[] = [SHIPYARD_TENANT, SHIPYARD_MOLD, SHIPYARD_KIND];
 
 /** The values of ShipyardKind: which kind of Shipyard workflow it is. */
-export const WORKFLOW_KINDS = ['forge-run', 'worker-probe', 'retention'] as const;
+export const WORKFLOW_KINDS = [
+  'forge-run',
+  'worker-probe',
+  'retention',
+  'search-backfill',
+  'search-crawl',
+  'search-crawl-tick',
+  'search-reindex',
+] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 
 /**

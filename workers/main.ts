@@ -1,7 +1,8 @@
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
-import { createPool } from '../db/pool';
 import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
+import { createWorkerClients } from './clients';
+import { startOutboxDrain } from './outboxDrain';
 import { createPoolWorkers, installTemporalRuntime } from './pools';
 
 /**
@@ -18,9 +19,10 @@ async function main(args: string[]): Promise<void> {
   const logger = createLogger(config, `worker:${pools.join('+')}`);
   // First: the SDK's runtime takes its settings only before any connection exists.
   installTemporalRuntime(logger, config.metrics.workerAddress);
-  const db = createPool(config.database.appUrl, config.database.poolMax);
+  const clients = createWorkerClients(config);
+  const drain = pools.includes('search') ? await startOutboxDrain(config, clients, logger) : undefined;
   try {
-    const workers = await createPoolWorkers(pools, config, { db, config });
+    const workers = await createPoolWorkers(pools, config, clients);
     logger.info(
       { pools, namespace: config.temporal.namespace, metrics: config.metrics.workerAddress ?? 'off' },
       'workers running',
@@ -28,7 +30,8 @@ async function main(args: string[]): Promise<void> {
     await workers.run();
     logger.info('workers stopped');
   } finally {
-    await db.destroy();
+    await drain?.stop();
+    await clients.close();
   }
 }
 

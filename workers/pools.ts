@@ -13,7 +13,11 @@ import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
-import { ensureRetentionSchedule } from '../core/retention/retentionSchedule';
+import { retentionSchedule } from '../core/retention/retentionSchedule';
+import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
+import type { SearchEngine } from '../search/client';
+import { crawlTickSchedule } from '../search/crawlControl';
+import { startReindexIfBehind } from '../search/reindex';
 import { TASK_QUEUES, type WorkerPool } from '../core/taskQueues';
 
 export interface PoolWorkers {
@@ -73,18 +77,35 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
   });
 }
 
+/** The recurring workflows each pool runs. */
+const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)[]> = {
+  forge: [],
+  search: [crawlTickSchedule],
+  platform: [retentionSchedule],
+};
+
 /**
- * The schedules whose workflows the platform pool runs, created or updated at each of its starts
- * (every start may do it: they are idempotent), so a deployment carries its schedule settings.
+ * What the started pools set up in Temporal at each start (every start may do it: it is
+ * idempotent): the schedules of their recurring workflows, so a deployment carries its schedule
+ * settings; and, for the search pool, the reindex when an index definition changed.
  */
-async function ensurePlatformSchedules(
+async function preparePools(
+  pools: WorkerPool[],
   config: Config,
   dataConverter: ReturnType<typeof encryptedDataConverter>,
+  engine: SearchEngine,
 ): Promise<void> {
+  const schedules = pools.flatMap((pool) => POOL_SCHEDULES[pool].map((schedule) => schedule(config)));
+  if (!schedules.length && !pools.includes('search')) return;
   const connection = await Connection.connect({ address: config.temporal.address });
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
-    await ensureRetentionSchedule(client, config);
+    for (const schedule of schedules) await ensureSchedule(client, schedule);
+    // The engine may be down at a start: the workers start anyway, and the next start asks again.
+    if (pools.includes('search'))
+      await startReindexIfBehind(client, engine).catch((err: Error) =>
+        Runtime.instance().logger.warn('could not check the search index versions', { error: err.message }),
+      );
   } finally {
     await connection.close();
   }
@@ -104,7 +125,7 @@ export async function createPoolWorkers(
   const keyring = createKeyring(config);
   const dataConverter = encryptedDataConverter(new EncryptionCodec(keyring));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  if (pools.includes('platform')) await ensurePlatformSchedules(config, dataConverter);
+  await preparePools(pools, config, dataConverter, deps.search);
   const bundle =
     workflowBundle ??
     // webpack's build report is noise at every start; keep only what needs attention.

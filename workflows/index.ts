@@ -3,3 +3,6 @@
 export { workerProbe } from './probe';
 export { forgeRun } from './forgeRun';
 export { pruneRetention } from './retention';
+export { searchBackfill } from './searchBackfill';
+export { searchCrawl, crawlTick } from './searchCrawl';
+export { searchReindex } from './searchReindex';

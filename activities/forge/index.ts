@@ -3,8 +3,6 @@ import type { Knex } from 'knex';
 import type { ActivityDeps } from '../deps';
 import { activeIntegrationOfType } from '../../core/integrations/store';
 import { appendLogs, markOpenSteps, markRun, markStep } from '../../core/forge/runStore';
-import { createEgressClient } from '../../core/egress/egressClient';
-import { parseEgressAllow } from '../../core/egress/egressRules';
 import { commitBehind, commitWithoutFlush, withTenant } from '../../db/tenancy';
 import type { LogLevel, RunMarkOutcome, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
 import { httpAction } from './apiCall';
@@ -18,10 +16,8 @@ interface RunRef {
 
 const HEARTBEAT_MS = 1_000;
 
-export function createForgeActivities({ db, config: appConfig, keyring }: ActivityDeps) {
+export function createForgeActivities({ db, config: appConfig, keyring, egress }: ActivityDeps) {
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
-  // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
-  const egress = createEgressClient(parseEgressAllow(appConfig.egressAllow));
   const markExistingRun = async (trx: Knex, runId: string, status: RunStatus, error?: string) => {
     const result = await markRun(trx, runId, status, error);
     // The API commits a run before starting its workflow: a run that is not there never will be.

@@ -3,8 +3,12 @@ import { entityIdOf, getEntity, getReadme } from '../../core/catalog/entityStore
 import { resolveOwner } from '../../core/catalog/ownerStore';
 import { listRelations, topologyAround } from '../../core/catalog/relationStore';
 import { notFound } from '../../core/errors';
+import { repositoriesOfEntity } from '../../core/repositories/store';
+import { TenantSearch } from '../../search/queries';
+import type { Knex } from 'knex';
 import { publishedMoldsFor } from '../../core/forge/moldStore';
 import { defineRoute } from '../http/route';
+import { docEntrySchema } from '../search/schemas';
 import {
   changelogSchema,
   entityActivitySchema,
@@ -21,7 +25,15 @@ import { entityRefParams, readmeSchema } from './schemas';
 
 const TOPOLOGY_MAX_NODES = 500;
 const QUICK_ACTIONS_MAX = 100;
+const ENTITY_DOCS_MAX = 100;
 const DAY_MS = 86_400_000;
+
+const entityDocsSchema = {
+  type: 'object',
+  required: ['docs'],
+  properties: { docs: { type: 'array', items: docEntrySchema, maxItems: ENTITY_DOCS_MAX } },
+  additionalProperties: false,
+} as const;
 
 const limitQuery = (defaultLimit: number, maximum: number) =>
   ({
@@ -29,6 +41,12 @@ const limitQuery = (defaultLimit: number, maximum: number) =>
     properties: { limit: { type: 'integer', minimum: 1, maximum, default: defaultLimit } },
     additionalProperties: false,
   }) as const;
+
+/** The full names of the crawled repositories the entity links to. */
+async function linkedRepositories(trx: Knex, ref: string): Promise<string[]> {
+  const entity = await getEntity(trx, ref);
+  return entity ? repositoriesOfEntity(trx, entity.links) : [];
+}
 
 async function requireEntityId(db: Parameters<typeof entityIdOf>[0], ref: string): Promise<string> {
   const id = await entityIdOf(db, ref);
@@ -55,14 +73,46 @@ export const entityDetailRoutes = [
     path: '/entities/{id}/readme',
     tag: 'Catalog',
     access: 'catalog:read',
-    summary: 'The entity’s README; 404 when the entity has none',
+    summary:
+      'The entity’s README: its own (from the API or its manifest), else that of a repository it links to (a link to the repository’s page), as the crawler indexed it; 404 when there is none',
     params: entityRefParams,
+    transaction: 'on-demand',
     responses: { 200: { description: '`{content, format}`', schema: readmeSchema } },
-    handler: async ({ db, params }) => {
-      const readme = await getReadme(db, params.id);
-      if (readme === undefined) throw notFound('Entity');
-      if (readme === null) throw notFound('README');
-      return readme;
+    handler: async ({ auth, deps, params, inTenant }) => {
+      const known = await inTenant(async (trx) => {
+        const readme = await getReadme(trx, params.id);
+        if (readme === undefined) throw notFound('Entity');
+        return readme ?? { repositories: await linkedRepositories(trx, params.id) };
+      });
+      if ('content' in known) return known;
+      const crawled = known.repositories.length
+        ? await new TenantSearch(deps.search, auth.tenantId).readme(known.repositories)
+        : undefined;
+      if (!crawled) throw notFound('README');
+      return { content: crawled.content ?? '', format: 'markdown' as const };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/entities/{id}/docs',
+    tag: 'Catalog',
+    access: 'catalog:read',
+    summary:
+      'The documentation files (READMEs and Markdown under docs/) of the repositories the entity links to, as the crawler indexed them; the content of each is at /docs/{id}',
+    params: entityRefParams,
+    transaction: 'on-demand',
+    responses: { 200: { description: '`{docs}`', schema: entityDocsSchema } },
+    handler: async ({ auth, deps, params, inTenant }) => {
+      const repositories = await inTenant(async (trx) => {
+        if (!(await entityIdOf(trx, params.id))) throw notFound('Entity');
+        return linkedRepositories(trx, params.id);
+      });
+      if (!repositories.length) return { docs: [] };
+      const { entries } = await new TenantSearch(deps.search, auth.tenantId).docs(
+        { offset: 0, limit: ENTITY_DOCS_MAX },
+        repositories,
+      );
+      return { docs: entries };
     },
   }),
   defineRoute({

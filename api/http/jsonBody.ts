@@ -14,7 +14,9 @@ export function jsonBody(limitBytes: number): Middleware {
       if (!ctx.is('application/json', 'application/*+json')) {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be application/json');
       }
-      ctx.request.body = await parse(ctx.req, limitBytes);
+      const { parsed, raw } = await parse(ctx.req, limitBytes);
+      ctx.request.body = parsed;
+      ctx.request.bodyBytes = Buffer.byteLength(raw);
     }
     await next();
   };
@@ -24,9 +26,9 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
-async function parse(req: Parameters<typeof json>[0], limitBytes: number): Promise<unknown> {
+async function parse(req: Parameters<typeof json>[0], limitBytes: number): Promise<{ parsed: unknown; raw: string }> {
   try {
-    return await json(req, { limit: limitBytes, strict: true });
+    return await json(req, { limit: limitBytes, strict: true, returnRawBody: true });
   } catch (err) {
     // raw-body and co-body tag their errors with the HTTP status they mean.
     const status = (err as { status?: number }).status;

@@ -13,5 +13,7 @@ declare module 'koa' {
   interface Request {
     /** The parsed JSON body (jsonBody middleware); undefined when the request had none. */
     body?: unknown;
+    /** The JSON body's size as received, in bytes (for routes with a tighter limit than the app's). */
+    bodyBytes?: number;
   }
 }

@@ -64,7 +64,7 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
   const pool = poolUsage(deps.db);
   const [database, elasticsearch, temporal] = await Promise.all([
     timed((signal) => probeDatabase(deps.config.database.appUrl, signal), SERVICE_TIMEOUT_MS),
-    timed((signal) => deps.elastic.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
+    timed((signal) => deps.search.client.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
     timed(
       (signal) =>
         deps.temporal.connection.withAbortSignal(signal, () => deps.temporal.workflowService.getSystemInfo({})),

@@ -6,8 +6,8 @@ import { buildApp } from '../../api/app';
 import { closeDeps, createDeps } from '../../api/deps';
 import { loadConfig, type Config } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
-import { seedCatalog } from '../cli/seedCatalog';
-import { CONCURRENCY, get, measureSideBySide, REQUESTS, startApiProcess, type Figures } from './load';
+import { benchApiKey, ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
+import { CONCURRENCY, get, measureSideBySide, REQUESTS, sideBySideTable, startApiProcess } from './load';
 
 // `npm run bench:catalog`: GET /entities on a tenant of ENTITIES seeded entities (npm run seed),
 // against its floor: the very statements the API sends for that page (captured from an
@@ -15,22 +15,11 @@ import { CONCURRENCY, get, measureSideBySide, REQUESTS, startApiProcess, type Fi
 // first, a filtered one, and one DEEP entities into the list by cursor. Each is measured twice:
 // latency with one client (a request's own cost), throughput with CONCURRENCY clients (on two
 // cores the API then takes CPU from PostgreSQL, which the floor's client barely does).
-const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 100_000);
-const TENANT = process.env.BENCH_TENANT ?? 'bench-catalog';
 const DEEP = 5_000;
 
 interface Statement {
   sql: string;
   bindings: unknown[];
-}
-
-/** Seeds the tenant unless it already holds ENTITIES entities (seeding is idempotent anyway, but slower). */
-async function ensureCatalog(config: Config): Promise<void> {
-  const started = Date.now();
-  const result = await seedCatalog(config, { tenant: TENANT, entities: ENTITIES });
-  if (result.entities > 0) {
-    console.log(`seeded ${result.entities} entities into ${TENANT} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  }
 }
 
 /**
@@ -68,18 +57,7 @@ async function captureStatements(
   return { begin, statements: transaction.slice(1, -1).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })) };
 }
 
-const ms = (f: Figures) => `${f.p50.toFixed(2)} / ${f.p95.toFixed(2)}`;
-const row = (name: string, ours: Figures, floor: Figures, oursLoaded: Figures, floorLoaded: Figures) =>
-  [
-    name.padEnd(22),
-    ms(ours).padStart(15),
-    ms(floor).padStart(15),
-    `${(ours.p50 / floor.p50).toFixed(2)}×`.padStart(6),
-    `${(ours.p95 / floor.p95).toFixed(2)}×`.padStart(6),
-    oursLoaded.rps.toFixed(0).padStart(7),
-    floorLoaded.rps.toFixed(0).padStart(8),
-    `${(oursLoaded.rps / floorLoaded.rps).toFixed(2)}×`.padStart(7),
-  ].join(' ');
+const table = sideBySideTable('case', 22);
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -89,17 +67,8 @@ async function main(): Promise<void> {
   const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
   let revokeKey = async () => {};
   try {
-    const session = { authorization: `Bearer ${token}` };
-    const created = await fetch(`${api.base}/api/v1/admin/api-keys`, {
-      method: 'POST',
-      headers: { ...session, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `bench-catalog-${Date.now()}`, scopes: ['catalog:read'] }),
-    });
-    if (created.status !== 201) throw new Error(`could not create the bench API key: ${created.status}`);
-    const apiKey = (await created.json()) as { id: string; token: string };
-    revokeKey = async () => {
-      await fetch(`${api.base}/api/v1/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: session });
-    };
+    const apiKey = await benchApiKey(api.base, token, ['catalog:read'], 'bench-catalog');
+    revokeKey = apiKey.revoke;
     const authorization = `Bearer ${apiKey.token}`;
 
     // The deep page's cursor: DEEP entities in, by following next cursors.
@@ -123,10 +92,7 @@ async function main(): Promise<void> {
         `process; floor: the same statements through raw pg in the same tenant transaction. Latency: one client, ` +
         `${REQUESTS / 4} requests; throughput: ${CONCURRENCY} keep-alive clients, ${REQUESTS} requests`,
     );
-    console.log(
-      `${'case'.padEnd(22)} ${'ours p50/p95 ms'.padStart(15)} ${'floor p50/p95'.padStart(15)} ${'p50 ×'.padStart(6)} ${'p95 ×'.padStart(6)} ` +
-        `${'ours/s'.padStart(7)} ${'floor/s'.padStart(8)} ${'req/s ×'.padStart(7)}`,
-    );
+    console.log(table.header);
     for (const [name, path] of cases) {
       const { begin, statements } = await captureStatements(config, path, authorization);
       const floorOnce = async () => {
@@ -142,7 +108,7 @@ async function main(): Promise<void> {
       const oursOnce = () => get(`${api.base}${path}`, { authorization });
       const [ours, floor] = await measureSideBySide([oursOnce, floorOnce], { requests: REQUESTS / 4, concurrency: 1 });
       const [oursLoaded, floorLoaded] = await measureSideBySide([oursOnce, floorOnce]);
-      console.log(row(name, ours, floor, oursLoaded, floorLoaded));
+      console.log(table.row(name, ours, floor, oursLoaded, floorLoaded));
     }
   } finally {
     await revokeKey();

@@ -12,7 +12,7 @@ import { parseEgressAllow } from '../../core/egress/egressRules';
 import { closeDeps, createDeps } from '../../api/deps';
 import { apiRoutes } from '../../api/routes';
 import { encryptedDataConverter } from '../../core/crypto/payloadCodec';
-import { createPool } from '../../db/pool';
+import { createWorkerClients } from '../../workers/clients';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
 import type { benchFloor, FloorActivities } from './floorWorkflow';
@@ -50,8 +50,8 @@ async function main(): Promise<void> {
   const config = { ...loaded, egressAllow: [...loaded.egressAllow, TARGET_HOST] };
   const deps = await createDeps(config, pino({ level: 'silent' }));
   // The worker gets its own pool, as in workers/main.ts, so it does not wait on the API's.
-  const workerDb = createPool(config.database.appUrl, config.database.poolMax);
-  const forgeWorkers = await createPoolWorkers(['forge'], config, { db: workerDb, config });
+  const workerClients = createWorkerClients(config);
+  const forgeWorkers = await createPoolWorkers(['forge'], config, workerClients);
   const forgeRunning = forgeWorkers.run();
 
   const floorConnection = await NativeConnection.connect({ address: config.temporal.address });
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     floorWorker.shutdown();
     await Promise.allSettled([forgeRunning, floorRunning]);
     await Promise.all([close(api), close(target)]);
-    await Promise.allSettled([floorConnection.close(), workerDb.destroy(), closeDeps(deps)]);
+    await Promise.allSettled([floorConnection.close(), workerClients.close(), closeDeps(deps)]);
   }
 }
 

@@ -239,3 +239,35 @@ export async function startApiProcess(): Promise<{ proc: ChildProcess; base: str
 
 export const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/**
+ * A table of cases measured beside their floor: latency with one client (p50 / p95 and their
+ * ratios) and throughput under load (req/s and its ratio). `header` names the first column.
+ */
+export function sideBySideTable(header: string, width: number) {
+  const ms = (f: Figures) => `${f.p50.toFixed(2)} / ${f.p95.toFixed(2)}`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  return {
+    header: [
+      header.padEnd(width),
+      'ours p50/p95 ms'.padStart(15),
+      'floor p50/p95'.padStart(15),
+      'p50 ×'.padStart(6),
+      'p95 ×'.padStart(6),
+      'ours/s'.padStart(7),
+      'floor/s'.padStart(8),
+      'req/s ×'.padStart(7),
+    ].join(' '),
+    row: (name: string, ours: Figures, floor: Figures, oursLoaded: Figures, floorLoaded: Figures) =>
+      [
+        name.padEnd(width),
+        ms(ours).padStart(15),
+        ms(floor).padStart(15),
+        ratio(ours.p50, floor.p50).padStart(6),
+        ratio(ours.p95, floor.p95).padStart(6),
+        oursLoaded.rps.toFixed(0).padStart(7),
+        floorLoaded.rps.toFixed(0).padStart(8),
+        ratio(oursLoaded.rps, floorLoaded.rps).padStart(7),
+      ].join(' '),
+  };
+}

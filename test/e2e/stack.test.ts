@@ -2,7 +2,9 @@ import { execFile, type ChildProcess, type ExecFileOptions } from 'node:child_pr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { jsonOf, startApi } from '../support/harness';
+import { aliasOf } from '../../search/indices';
+import { createSearchEngine } from '../../search/client';
+import { jsonOf, startApi, testConfig } from '../support/harness';
 import { launch, ROOT, stop, until } from '../support/processes';
 
 // Black box: the real entry points as separate processes, as `npm start` runs them.
@@ -79,6 +81,32 @@ describe('the API and worker processes', () => {
       await other.close();
     }
     expect((await fetch(`${BASE}/api/v1/me`, { headers: asKey })).status).toBe(401);
+  });
+
+  test('the search worker drains the outbox: an entity written through the API reaches the engine', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${BASE}/api/v1/entities`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: `Indexed ${PORT}-${Date.now()}`, type: 'service' }),
+    });
+    expect(created.status).toBe(201);
+    const entity = await jsonOf(created);
+    const engine = createSearchEngine(testConfig());
+    try {
+      const document = await until('the entity indexed', 30, async () => {
+        const res = await engine.client.get({ index: aliasOf(engine, 'entities'), id: entity.id }, { ignore: [404] });
+        return res.found ? res._source : undefined;
+      });
+      expect(document).toMatchObject({ title: entity.name, key: entity.service_id });
+      // The rows leave in the drain's transaction, which commits just after the engine answered.
+      await until('the backlog empty', 10, async () => {
+        const status = await jsonOf(await fetch(`${BASE}/api/v1/indexing/status`, { headers: auth }));
+        return status.queue_size === 0 ? status : undefined;
+      });
+    } finally {
+      await engine.client.close();
+    }
   });
 
   test('stop cleanly on SIGTERM: exit code 0, and the port is released', async () => {

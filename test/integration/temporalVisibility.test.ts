@@ -3,7 +3,8 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { forgeWorkflowId } from '../../core/forge/types';
 import { RETENTION_SCHEDULE_ID } from '../../core/retention/retentionRules';
-import { ensureRetentionSchedule } from '../../core/retention/retentionSchedule';
+import { retentionSchedule } from '../../core/retention/retentionSchedule';
+import { ensureSchedule } from '../../core/schedules';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { SHIPYARD_KIND, SHIPYARD_MOLD, SHIPYARD_TENANT } from '../../core/searchAttributes';
 import { useForgeSuite } from '../support/forgeRuns';
@@ -124,7 +125,7 @@ test("the retention schedule's action starts each prune with ShipyardKind = rete
       throw err;
     },
   );
-  await ensureRetentionSchedule(temporal, testConfig());
+  await ensureSchedule(temporal, retentionSchedule(testConfig()));
   try {
     const schedule = await handle.describe();
     expect(schedule.action.type).toBe('startWorkflow');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FAKES_HOST } from './testEnv';
@@ -9,6 +10,10 @@ import { FAKES_HOST } from './testEnv';
  * `outages` makes the next requests answer 502, as the host does under load. A repository in
  * `moved` (renamed or transferred) answers with a redirect to where it went, as the host does:
  * 301 for GET and HEAD, 307 otherwise; the value replaces `/repos/owner/name` in the URL.
+ *
+ * For the crawler: `GET /user/repos` pages the repositories (with `details` per repository),
+ * and `GET /repos/o/r/readme` and `/contents/{path}` serve `files` (path → text per repository):
+ * a file base64-encoded, a directory as the list of its children.
  */
 export interface FakeSourceHost {
   url: string;
@@ -19,7 +24,56 @@ export interface FakeSourceHost {
   dispatches: { repository: string; event_type: string; client_payload?: unknown }[];
   outages: number;
   moved: Map<string, string>;
+  details: Map<string, Partial<RepositoryDetails>>;
+  files: Map<string, Map<string, string>>;
   close(): Promise<void>;
+}
+
+interface RepositoryDetails {
+  description: string | null;
+  language: string | null;
+  topics: string[];
+  fork: boolean;
+  archived: boolean;
+  private: boolean;
+  default_branch: string;
+}
+
+const DEFAULT_DETAILS: RepositoryDetails = {
+  description: null,
+  language: null,
+  topics: [],
+  fork: false,
+  archived: false,
+  private: false,
+  default_branch: 'main',
+};
+
+const sha = (content: string) => createHash('sha1').update(content).digest('hex');
+
+const fileEntry = (path: string, content: string) => ({
+  type: 'file',
+  name: path.split('/').pop(),
+  path,
+  sha: sha(content),
+  encoding: 'base64',
+  content: Buffer.from(content, 'utf8')
+    .toString('base64')
+    .replace(/(.{60})/g, '$1\n'),
+});
+
+/** The contents API's answer for `path` of `files`: a file, a directory listing, or undefined. */
+function contents(files: Map<string, string>, path: string): unknown {
+  const file = files.get(path);
+  if (file !== undefined) return fileEntry(path, file);
+  const children = new Map<string, { type: string; name: string; path: string; sha: string }>();
+  for (const filePath of [...files.keys()].sort()) {
+    if (!filePath.startsWith(`${path}/`)) continue;
+    const [name, ...rest] = filePath.slice(path.length + 1).split('/');
+    const childPath = `${path}/${name}`;
+    children.set(name, { type: rest.length ? 'dir' : 'file', name, path: childPath, sha: sha(childPath) });
+  }
+  return children.size ? [...children.values()] : undefined;
 }
 
 const send = (res: ServerResponse, status: number, body?: unknown) => {
@@ -36,6 +90,8 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
     dispatches: [],
     outages: 0,
     moved: new Map(),
+    details: new Map(),
+    files: new Map(),
   } as unknown as FakeSourceHost;
   const server: Server = createServer(async (req, res) => {
     let raw = '';
@@ -46,13 +102,49 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
     } catch {
       return send(res, 400, { message: 'Problems parsing JSON' });
     }
-    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname;
     host.requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, body });
     if (host.outages > 0) {
       host.outages -= 1;
       return send(res, 502, { message: 'Server Error' });
     }
     if (req.headers.authorization !== `Bearer ${host.token}`) return send(res, 401, { message: 'Bad credentials' });
+
+    if (req.method === 'GET' && path === '/user/repos') {
+      const perPage = Number(url.searchParams.get('per_page') ?? 30);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const names = [...host.repositories].sort().slice((page - 1) * perPage, page * perPage);
+      return send(
+        res,
+        200,
+        names.map((fullName) => {
+          const [owner, name] = fullName.split('/');
+          const details = { ...DEFAULT_DETAILS, ...host.details.get(fullName) };
+          return {
+            full_name: fullName,
+            name,
+            owner: { login: owner },
+            html_url: `${host.url}/${fullName}`,
+            ...details,
+          };
+        }),
+      );
+    }
+    const file = /^\/repos\/([^/]+)\/([^/]+)\/(readme|contents\/(.+))$/.exec(path);
+    if (req.method === 'GET' && file) {
+      const repository = `${decodeURIComponent(file[1])}/${decodeURIComponent(file[2])}`;
+      const files = host.repositories.has(repository) ? (host.files.get(repository) ?? new Map()) : undefined;
+      if (!files) return send(res, 404, { message: 'Not Found' });
+      if (file[3] === 'readme') {
+        const readme = [...files.keys()].find((filePath) => /^readme\.md$/i.test(filePath));
+        return readme
+          ? send(res, 200, fileEntry(readme, files.get(readme)!))
+          : send(res, 404, { message: 'Not Found' });
+      }
+      const found = contents(files, file[4].split('/').map(decodeURIComponent).join('/'));
+      return found ? send(res, 200, found) : send(res, 404, { message: 'Not Found' });
+    }
 
     const match = /^\/repos\/([^/]+)\/([^/]+)(\/issues|\/dispatches)?$/.exec(path);
     const repository = match && `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}`;

@@ -6,8 +6,8 @@ import { buildApp } from '../../api/app';
 import { loadConfig, type Config } from '../../core/config';
 import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
-import { createPool } from '../../db/pool';
 import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
+import { createWorkerClients } from '../../workers/clients';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import type { WorkerPool } from '../../core/taskQueues';
 import { apiRoutes } from '../../api/routes';
@@ -64,15 +64,15 @@ export interface TestWorkers {
 /** Real Temporal workers for the given pools, in this process, on the test namespace. */
 export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
   const config = testConfig();
-  const db = createPool(config.database.appUrl, 4);
+  const clients = createWorkerClients(config, 4);
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
-  const workers = await createPoolWorkers(pools, config, { db, config }, { code });
+  const workers = await createPoolWorkers(pools, config, clients, { code });
   const running = workers.run();
   return {
     async stop() {
       workers.shutdown();
       await running;
-      await db.destroy();
+      await clients.close();
     },
   };
 }

@@ -1,0 +1,178 @@
+import type { EgressClient } from '../egress/egressClient';
+
+// The crawler's reading of a tenant's source host (the vcs-host-a integration: the host's REST
+// API). Every request goes through the egress guard; the token is sent to the host only.
+
+/** A repository as the crawler keeps it (the repositories table's columns of the same names). */
+export interface SourceHostRepository {
+  full_name: string;
+  owner: string;
+  name: string;
+  description: string | null;
+  language: string | null;
+  topics: string[];
+  fork: boolean;
+  archived: boolean;
+  private: boolean;
+  default_branch: string;
+  html_url: string | null;
+}
+
+/** A Markdown file: its path in the repository, its text, and the host's blob sha. */
+export interface SourceHostFile {
+  path: string;
+  content: string;
+  sha: string;
+}
+
+/** The host answered with an error status (`status`), or with something that is not its API. */
+export class SourceHostError extends Error {
+  constructor(
+    readonly status: number | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SourceHostError';
+  }
+}
+
+const TIMEOUT_MS = 15_000;
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+const PAGE_SIZE = 100;
+const MAX_PAGES = 50;
+const MAX_DOC_FILES = 200;
+const FULL_NAME = /^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/;
+const MARKDOWN = /\.(md|markdown)$/i;
+
+interface HostRepository {
+  full_name: string;
+  name: string;
+  owner: { login: string };
+  description: string | null;
+  language: string | null;
+  topics?: string[];
+  fork: boolean;
+  archived: boolean;
+  private: boolean;
+  default_branch: string;
+  html_url: string | null;
+}
+
+interface HostEntry {
+  type: 'file' | 'dir' | string;
+  path: string;
+  sha: string;
+  content?: string;
+  encoding?: string;
+}
+
+const isRepository = (value: unknown): value is HostRepository =>
+  typeof (value as HostRepository)?.full_name === 'string' &&
+  typeof (value as HostRepository).name === 'string' &&
+  typeof (value as HostRepository).owner?.login === 'string';
+
+const isEntry = (value: unknown): value is HostEntry =>
+  typeof (value as HostEntry)?.path === 'string' && typeof (value as HostEntry).type === 'string';
+
+export class SourceHostClient {
+  private readonly baseUrl: string;
+
+  constructor(
+    private readonly egress: EgressClient,
+    private readonly options: { baseUrl: string; token: string; signal?: AbortSignal },
+  ) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Every repository the token can see, page after page (at most 5,000). */
+  async listRepositories(): Promise<SourceHostRepository[]> {
+    const repositories: SourceHostRepository[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const listed = await this.get(`/user/repos?per_page=${PAGE_SIZE}&page=${page}`);
+      if (!Array.isArray(listed) || !listed.every(isRepository))
+        throw new SourceHostError(undefined, 'the repository list is not what the host API answers');
+      repositories.push(...listed.map(repositoryOf));
+      if (listed.length < PAGE_SIZE) break;
+    }
+    return repositories;
+  }
+
+  /** The repository's README; null when it has none. */
+  async readme(fullName: string): Promise<SourceHostFile | null> {
+    const entry = await this.get(`${repositoryPath(fullName)}/readme`, { missing: null });
+    return entry === null ? null : fileOf(entry);
+  }
+
+  /** Every Markdown file under docs/, sub-directories included (at most 200); [] without docs/. */
+  async docs(fullName: string): Promise<SourceHostFile[]> {
+    const files: SourceHostFile[] = [];
+    const directories = ['docs'];
+    while (directories.length && files.length < MAX_DOC_FILES) {
+      const listing = await this.get(this.contentsPath(fullName, directories.shift()!), { missing: [] });
+      if (!Array.isArray(listing) || !listing.every(isEntry))
+        throw new SourceHostError(undefined, 'a directory listing is not what the host API answers');
+      for (const entry of listing) {
+        if (entry.type === 'dir') directories.push(entry.path);
+        else if (entry.type === 'file' && MARKDOWN.test(entry.path) && files.length < MAX_DOC_FILES)
+          files.push(fileOf(await this.get(this.contentsPath(fullName, entry.path))));
+      }
+    }
+    return files.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  private contentsPath(fullName: string, path: string): string {
+    // Each segment encoded: a name from the host cannot add or climb segments.
+    const segments = path.split('/').filter((segment) => segment && segment !== '.' && segment !== '..');
+    return `${repositoryPath(fullName)}/contents/${segments.map(encodeURIComponent).join('/')}`;
+  }
+
+  /** GET `path` as JSON; a 404 answers `missing` when given. */
+  private async get(path: string, { missing }: { missing?: unknown } = {}): Promise<unknown> {
+    const res = await this.egress.request({
+      method: 'GET',
+      url: `${this.baseUrl}${path}`,
+      headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json' },
+      timeoutMs: TIMEOUT_MS,
+      maxBodyBytes: MAX_BODY_BYTES,
+      signal: this.options.signal,
+    });
+    if (res.status === 404 && missing !== undefined) return missing;
+    if (res.status < 200 || res.status > 299)
+      throw new SourceHostError(res.status, `the source host answered ${res.status} to GET ${path.split('?')[0]}`);
+    if (res.truncated)
+      throw new SourceHostError(undefined, `the answer to GET ${path} is over ${MAX_BODY_BYTES} bytes`);
+    try {
+      return JSON.parse(res.body);
+    } catch {
+      throw new SourceHostError(undefined, `the answer to GET ${path} is not JSON`);
+    }
+  }
+}
+
+function repositoryPath(fullName: string): string {
+  if (!FULL_NAME.test(fullName) || fullName.split('/').some((part) => part === '.' || part === '..'))
+    throw new SourceHostError(undefined, `"${fullName}" is not an owner/name repository name`);
+  return `/repos/${fullName.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+function repositoryOf(host: HostRepository): SourceHostRepository {
+  return {
+    full_name: host.full_name,
+    owner: host.owner.login,
+    name: host.name,
+    description: host.description ?? null,
+    language: host.language ?? null,
+    topics: host.topics ?? [],
+    fork: Boolean(host.fork),
+    archived: Boolean(host.archived),
+    private: Boolean(host.private),
+    default_branch: host.default_branch || 'main',
+    html_url: host.html_url ?? null,
+  };
+}
+
+function fileOf(entry: unknown): SourceHostFile {
+  if (!isEntry(entry) || entry.type !== 'file' || typeof entry.content !== 'string' || entry.encoding !== 'base64')
+    throw new SourceHostError(undefined, 'a file is not what the host API answers');
+  return { path: entry.path, sha: entry.sha, content: Buffer.from(entry.content, 'base64').toString('utf8') };
+}

@@ -1,0 +1,44 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { SearchEngine } from './client';
+import type { SearchCollection } from './collections';
+import type { SearchDocument } from './documents';
+import { aliasOf } from './indices';
+
+// One writer at a time: a drain or a backfill batch reads documents' current rows and writes
+// them, so two writers could land an older read after a newer one. Whoever holds this
+// transaction-level advisory lock writes to the index (key: an arbitrary constant).
+export const INDEX_WRITER_LOCK = 7_305_114_017;
+
+/** The engine refused part of a bulk request: the caller keeps its rows and tries again. */
+export class BulkRejected extends Error {}
+
+/** A document to write; without one, the id's document is deleted. */
+export interface IndexChange {
+  collection: SearchCollection;
+  id: string;
+  document?: SearchDocument;
+}
+
+/**
+ * Writes the changes with one `_bulk` and resolves once the engine has acknowledged every item.
+ * A delete of a document the engine never had counts as done. Writes go through each
+ * collection's alias, unless `index` names the one index they all go to (a reindex's fill).
+ */
+export async function writeToIndex(engine: SearchEngine, changes: IndexChange[], index?: string): Promise<void> {
+  if (changes.length === 0) return;
+  const operations: (estypes.BulkOperationContainer | SearchDocument)[] = [];
+  for (const { collection, id, document } of changes) {
+    const target = { _index: index ?? aliasOf(engine, collection), _id: id };
+    if (document) operations.push({ index: target }, document);
+    else operations.push({ delete: target });
+  }
+  // Only through an alias: after a wipe of the indices, a write must fail (and the writer create
+  // the index with its mappings) rather than have the engine create one with guessed mappings.
+  const response = await engine.client.bulk({ operations, require_alias: index === undefined });
+  const failed = response.items.find((item) => {
+    const [action, result] = Object.entries(item)[0];
+    return result.error && !(action === 'delete' && result.status === 404);
+  });
+  if (failed)
+    throw new BulkRejected(`the engine refused a document: ${JSON.stringify(Object.values(failed)[0].error)}`);
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Config } from '../core/config';
+import type { RecurringWorkflow } from '../core/schedules';
+import { shipyardSearchAttributes } from '../core/searchAttributes';
+import { resetForRecrawl } from '../core/repositories/store';
+import { TASK_QUEUES } from '../core/taskQueues';
+import { CRAWL_TICK_SCHEDULE_ID, type CrawlTickWorkflow, type SearchCrawlWorkflow } from './crawl';
+
+/**
+ * Starts a crawl of the tenant on the search pool (recrawl's step 3). `operationId` is the
+ * workflow id, so the operation can be found in the Temporal UI by what the API answered.
+ */
+export async function startCrawl(temporal: TemporalClient, tenantId: string, operationId: string): Promise<void> {
+  await temporal.workflow.start<SearchCrawlWorkflow>('searchCrawl', {
+    taskQueue: TASK_QUEUES.search,
+    workflowId: operationId,
+    args: [{ tenantId }],
+    typedSearchAttributes: shipyardSearchAttributes({ kind: 'search-crawl', tenantId }),
+  });
+}
+
+/** The search pool's fallback tick: every `crawl.tickMs`, a crawl of every tenant's due repositories. */
+export function crawlTickSchedule(config: Config): RecurringWorkflow {
+  return {
+    scheduleId: CRAWL_TICK_SCHEDULE_ID,
+    workflowType: 'crawlTick',
+    pool: 'search',
+    everyMs: config.crawl.tickMs,
+    args: [] satisfies Parameters<CrawlTickWorkflow>,
+    kind: 'search-crawl-tick',
+  };
+}
+
+export interface RecrawlAccepted {
+  message: string;
+  scope: 'tenant' | 'filtered';
+  repositories?: string[];
+  reset_documents: number;
+  reset_repositories: number;
+  operation_id: string;
+  trigger_error?: string;
+}
+
+/**
+ * POST /admin/recrawl, the spec's steps in order: the reset (documents not indexed, repositories
+ * due now) in one transaction under the caller's tenant, then the crawl's start. A reset that
+ * fails fails the call (500); a start that fails does not: the reset stands and the hourly tick
+ * crawls what it made due, which `trigger_error` says.
+ */
+export async function recrawl(
+  temporal: TemporalClient,
+  inTenant: <T>(work: (trx: Knex.Transaction) => Promise<T>) => Promise<T>,
+  tenantId: string,
+  repositories: string[] | undefined,
+): Promise<RecrawlAccepted> {
+  const reset = await inTenant((trx) => resetForRecrawl(trx, repositories));
+  const operationId = `recrawl-${randomUUID()}`;
+  const triggerError = await startCrawl(temporal, tenantId, operationId).then(
+    () => undefined,
+    (err: Error) => err.message || String(err),
+  );
+  return {
+    message: triggerError
+      ? 'Recrawl reset committed; the crawl could not be started and will run at the next scheduled tick'
+      : 'Recrawl started',
+    scope: repositories ? 'filtered' : 'tenant',
+    ...(repositories && { repositories }),
+    reset_documents: reset.documents,
+    reset_repositories: reset.repositories,
+    operation_id: operationId,
+    ...(triggerError && { trigger_error: triggerError }),
+  };
+}

@@ -1,0 +1,31 @@
+import type { ActivityDeps } from '../activities';
+import type { Config } from '../core/config';
+import { createEgressClient } from '../core/egress/egressClient';
+import { parseEgressAllow } from '../core/egress/egressRules';
+import { createPool } from '../db/pool';
+import { createSearchEngine } from '../search/client';
+
+export type WorkerClients = Omit<ActivityDeps, 'keyring'> & { close(): Promise<void> };
+
+/**
+ * The clients a worker process's activities (and the search pool's outbox drain) share: the app
+ * and system database roles, the search engine, and the one egress guard every request made for
+ * a tenant goes through. `poolMax` bounds the app role's pool.
+ */
+export function createWorkerClients(config: Config, poolMax = config.database.poolMax): WorkerClients {
+  const db = createPool(config.database.appUrl, poolMax);
+  const system = createPool(config.database.systemUrl, 2);
+  const search = createSearchEngine(config);
+  // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
+  const egress = createEgressClient(parseEgressAllow(config.egressAllow));
+  return {
+    db,
+    system,
+    search,
+    egress,
+    config,
+    async close() {
+      await Promise.allSettled([db.destroy(), system.destroy(), search.client.close()]);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { SearchActivities } from '../activities/search';
+import { shipyardSearchAttributes } from '../core/searchAttributes';
+import type { CrawlInput, CrawlResult, CrawlTickWorkflow, SearchCrawlWorkflow } from '../search/crawl';
+
+const { syncTenant, crawlRepository } = proxyActivities<SearchActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 5 },
+});
+const { tenantsToCrawl } = proxyActivities<SearchActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+});
+
+/** Repositories crawled side by side: the host's rate limits and the engine's bulk queue stay calm. */
+const PARALLEL_REPOSITORIES = 4;
+
+/**
+ * One tenant's crawl: the repository list first, then every due repository, a few at a time,
+ * one activity each. Counts are its result; the tenant's repository names never enter history
+ * (the activities pass ids, and the payload codec seals what does).
+ */
+export async function searchCrawl({ tenantId }: CrawlInput): Promise<CrawlResult> {
+  const { due, removed, sync_error } = await syncTenant({ tenantId });
+  const result: CrawlResult = {
+    repositories: due.length,
+    crawled: 0,
+    failed: 0,
+    indexed: 0,
+    unchanged: 0,
+    removed,
+    ...(sync_error && { sync_error }),
+  };
+  for (let i = 0; i < due.length; i += PARALLEL_REPOSITORIES) {
+    const crawls = await Promise.all(
+      due.slice(i, i + PARALLEL_REPOSITORIES).map((repositoryId) => crawlRepository({ tenantId, repositoryId })),
+    );
+    for (const crawl of crawls) {
+      result[crawl.status] += 1;
+      result.indexed += crawl.indexed;
+      result.unchanged += crawl.unchanged;
+      result.removed += crawl.removed;
+    }
+  }
+  return result;
+}
+
+/**
+ * The fallback tick (the `shipyard-crawl-tick` schedule): a crawl of every tenant with an
+ * active source-host integration, one after the other, each its own child workflow (so each
+ * carries its tenant's search attribute in the Web UI).
+ */
+export async function crawlTick(): Promise<{ tenants: number }> {
+  const tenants = await tenantsToCrawl();
+  for (const tenantId of tenants) {
+    await executeChild(searchCrawl, {
+      workflowId: `${workflowInfo().workflowId}-${tenantId}`,
+      args: [{ tenantId }],
+      typedSearchAttributes: shipyardSearchAttributes({ kind: 'search-crawl', tenantId }),
+    });
+  }
+  return { tenants: tenants.length };
+}
+
+searchCrawl satisfies SearchCrawlWorkflow;
+crawlTick satisfies CrawlTickWorkflow;
