@@ -107,7 +107,11 @@ export async function syncTenant(
       removed = await withTenant(deps.db, tenantId, async (trx) => {
         const { removedDocIds } = await syncRepositories(trx, tenantId, host.integrationId, listed);
         // Gone with their repositories; should the engine refuse, the rows come back with the rollback.
-        await writeDocs(trx, deps.search, removedDocIds.map((id) => ({ collection: 'docs', id })));
+        await writeDocs(
+          trx,
+          deps.search,
+          removedDocIds.map((id) => ({ collection: 'docs', id })),
+        );
         return removedDocIds.length;
       });
     } catch (err) {

@@ -101,7 +101,7 @@ async function fillFromDatabase(
   heartbeat: () => void,
 ): Promise<number> {
   let documents = 0;
-  for (let afterId: string | null = null; ; ) {
+  for (let afterId: string | null = null; ;) {
     const batch = await loadDocumentsAfter(trx, collection, afterId, FILL_BATCH);
     await writeToIndex(
       engine,
