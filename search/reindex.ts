@@ -81,6 +81,8 @@ export async function reindexCollection(
     const documents = isOutboxCollection(collection)
       ? await fillFromDatabase(trx, engine, collection, target, heartbeat)
       : await copyIndex(engine, aliasOf(engine, collection), target, heartbeat);
+    // Searchable before readers move to it, not at the engine's next periodic refresh.
+    await engine.client.indices.refresh({ index: target });
     const alias = aliasOf(engine, collection);
     await engine.client.indices.updateAliases({
       actions: [

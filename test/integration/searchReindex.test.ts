@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SearchEngine } from '../../search/client';
+import { createSearchEngine, type SearchEngine } from '../../search/client';
 import { aliasOf, ensureIndices, INDEX_DEFINITIONS, versionedIndexOf } from '../../search/indices';
 import { collectionsToReindex, reindexCollection } from '../../search/reindex';
 import { useCatalogSuite } from '../support/catalogSuite';
@@ -15,12 +15,16 @@ const { index } = useSearchIndex();
 let engine: SearchEngine;
 
 beforeAll(() => {
-  engine = {
-    client: index.engine.client,
-    indexPrefix: `${testConfig().elasticsearch.indexPrefix}_reindex_${suite.run}`,
-  };
+  const config = testConfig();
+  engine = createSearchEngine({
+    ...config,
+    elasticsearch: { ...config.elasticsearch, indexPrefix: `${config.elasticsearch.indexPrefix}_reindex_${suite.run}` },
+  });
 });
-afterAll(() => engine.client.indices.delete({ index: `${engine.indexPrefix}_*` }, { ignore: [404] }));
+afterAll(async () => {
+  await engine.client.indices.delete({ index: `${engine.indexPrefix}_*` }, { ignore: [404] });
+  await engine.client.close();
+});
 
 /** Plays an older release: `collection` lives in a `_v0` index (with these documents) behind its alias. */
 async function olderVersion(collection: 'entities' | 'docs', documents: Record<string, Record<string, unknown>>) {
@@ -31,19 +35,20 @@ async function olderVersion(collection: 'entities' | 'docs', documents: Record<s
     mappings: INDEX_DEFINITIONS[collection].mappings,
     aliases: { [alias]: { is_write_index: true } },
   });
-  await engine.client.bulk({
+  const written = await engine.client.bulk({
     refresh: true,
     operations: Object.entries(documents).flatMap(([id, document]) => [
       { index: { _index: alias, _id: id } },
       document,
     ]),
   });
+  expect(written.errors).toBe(false);
 }
 
 test('a collection behind its definition is filled into the new version and its alias moved, readers served throughout', async () => {
   const entity = await createEntity({ name: uniqueId('Reindexed') });
   const docId = randomUUID();
-  const doc = {
+  const common = {
     tenant_id: suite.adminA.tenantId,
     collection: 'docs',
     key: 'acme/site/README.md',
@@ -56,13 +61,16 @@ test('a collection behind its definition is filled into the new version and its 
     tags: [],
     updated_at: null,
     suggest: { input: ['Site'], contexts: { tenant: [suite.adminA.tenantId] } },
+  };
+  const doc = {
+    ...common,
     repository: 'acme/site',
     path: 'README.md',
     content: 'only the engine has this',
   };
   // The old entities index holds the entity as an older release wrote it.
   await olderVersion('entities', {
-    [entity.id]: { ...doc, collection: 'entities', key: entity.service_id, title: 'old' },
+    [entity.id]: { ...common, collection: 'entities', key: entity.service_id, title: 'old' },
   });
   await olderVersion('docs', { [docId]: doc });
   await ensureIndices(engine); // what every writer does at its start: the new versions appear beside
