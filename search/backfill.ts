@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { SearchEngine } from './client';
 import type { OutboxCollection } from './collections';
-import { INDEX_WRITER_LOCK, writeToIndex } from './bulk';
+import { INDEX_WRITER_LOCK, writeToIndex, type OnRefused } from './bulk';
 import { loadDocumentsAfter } from './documents';
 import { ensureIndices } from './indices';
 
@@ -68,27 +68,30 @@ export interface BackfillBatch {
 /**
  * Writes the next batch of a collection's documents. It holds the index writer lock while it
  * reads and writes, so the outbox drain never lands an older read after this one's (or the
- * reverse). Written documents overwrite; nothing is deleted.
+ * reverse). Written documents overwrite; nothing is deleted. Documents the engine refuses for
+ * their content go to `onRefused` and are not counted as indexed; the backfill goes on.
  */
 export async function backfillBatch(
   system: Knex,
   engine: SearchEngine,
   { collection, afterId }: BackfillBatchInput,
-  batchSize = BACKFILL_BATCH_SIZE,
+  onRefused: OnRefused = () => {},
 ): Promise<BackfillBatch> {
+  const batchSize = BACKFILL_BATCH_SIZE;
   const source = SOURCES[collection];
   if (!source) return { read: 0, indexed: 0, lastId: null };
   if (afterId === null) await ensureIndices(engine);
   return system.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [INDEX_WRITER_LOCK]);
     const batch = await loadDocumentsAfter(trx, source, afterId, batchSize);
-    await writeToIndex(
+    const refused = await writeToIndex(
       engine,
       batch.map(({ id, document }) => ({ collection: source, id, document })),
     );
+    if (refused.length) onRefused(refused);
     return {
       read: batch.length,
-      indexed: batch.length,
+      indexed: batch.length - refused.length,
       lastId: batch.length < batchSize ? null : batch[batch.length - 1].id,
     };
   });

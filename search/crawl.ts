@@ -17,7 +17,7 @@ import {
 import { SourceHostClient, SourceHostError, type SourceHostFile } from '../core/sourceHost/client';
 import { withTenant } from '../db/tenancy';
 import type { SearchEngine } from './client';
-import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange } from './bulk';
+import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange, type OnRefused, type RefusedDocument } from './bulk';
 import { suggestionOf, type DocDocument } from './documents';
 import { ensureIndices } from './indices';
 
@@ -60,6 +60,8 @@ export interface CrawlDeps {
   egress: EgressClient;
   keyring: Keyring;
   config: Pick<Config, 'crawl'>;
+  /** Hears of files the engine refused: they are not recorded as indexed, so each crawl tries them again. */
+  onRefused?: OnRefused;
 }
 
 /** What a crawl of one repository did. */
@@ -127,10 +129,10 @@ export async function syncTenant(
  * Writes documentation changes under the index writer lock, like every writer of the engine,
  * so a reindex copying the docs index never misses one (search/reindex.ts).
  */
-async function writeDocs(trx: Knex, engine: SearchEngine, changes: IndexChange[]): Promise<void> {
-  if (!changes.length) return;
+async function writeDocs(trx: Knex, engine: SearchEngine, changes: IndexChange[]): Promise<RefusedDocument[]> {
+  if (!changes.length) return [];
   await trx.raw('select pg_advisory_xact_lock(?)', [INDEX_WRITER_LOCK]);
-  await writeToIndex(engine, changes);
+  return writeToIndex(engine, changes);
 }
 
 /** A documentation file's id: the same for the same repository and path, so a retry overwrites. */
@@ -221,12 +223,15 @@ export async function crawlRepository(
       ...gone.map((row) => ({ collection: 'docs' as const, id: row.id })),
     ];
     // The engine first: should recording fail, the next crawl writes the same ids again.
-    await writeDocs(trx, deps.search, changes);
+    const refused = await writeDocs(trx, deps.search, changes);
+    if (refused.length) deps.onRefused?.(refused);
+    const refusedIds = new Set(refused.map((doc) => doc.id));
+    const indexed = changed.filter((file) => !refusedIds.has(docId(repositoryId, file.path)));
     await recordIndexedDocs(
       trx,
       tenantId,
       repositoryId,
-      changed.map((file) => ({
+      indexed.map((file) => ({
         id: docId(repositoryId, file.path),
         path: file.path,
         content_hash: hashes.get(file.path)!,
@@ -243,7 +248,7 @@ export async function crawlRepository(
     });
     return {
       status: 'crawled',
-      indexed: changed.length,
+      indexed: indexed.length,
       unchanged: files.length - changed.length,
       removed: gone.length,
     };

@@ -69,9 +69,17 @@ const documentOf = (collection: OutboxCollection, { updated_at, ...fields }: Omi
   suggest: suggestionOf(fields),
 });
 
+/**
+ * Control characters, which mean nothing to type-ahead; the completion field refuses a document
+ * whose input holds one of its separators (U+0000, U+001D to U+001F).
+ */
+const CONTROL_CHARACTERS = /\p{Cc}+/gu;
+
 /** The type-ahead input of a document: its title and key, in its tenant's context. */
 export const suggestionOf = (fields: Pick<SearchDocument, 'title' | 'key' | 'tenant_id'>) => ({
-  input: [fields.title, fields.key],
+  input: [fields.title, fields.key]
+    .map((text) => text.replace(CONTROL_CHARACTERS, ' ').trim())
+    .filter((text) => text !== ''),
   contexts: { tenant: [fields.tenant_id] },
 });
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ChangeListener } from '../db/notifications';
 import type { SearchEngine } from './client';
 import type { OutboxCollection } from './collections';
-import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange } from './bulk';
+import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange, type OnRefused } from './bulk';
 import { loadDocuments } from './documents';
 import { ensureIndices } from './indices';
 
@@ -20,10 +20,17 @@ interface OutboxRow {
  * Drains one batch of the outbox, oldest first: reads each named document's current row,
  * writes it (or deletes the document when its row is gone) with one `_bulk`, and deletes the
  * batch's rows once the engine has acknowledged every item. Several rows for one document
- * become one write of its latest state. Returns the rows drained: 0 when there were none, or
+ * become one write of its latest state. A document the engine refuses for its content goes to
+ * `onRefused` and its rows leave too: retried, it would block every write behind it, in every
+ * tenant; its next change is tried afresh. Returns the rows drained: 0 when there were none, or
  * when another worker holds the writer lock.
  */
-export async function drainOutboxBatch(system: Knex, engine: SearchEngine, batchSize: number): Promise<number> {
+export async function drainOutboxBatch(
+  system: Knex,
+  engine: SearchEngine,
+  batchSize: number,
+  onRefused: OnRefused = () => {},
+): Promise<number> {
   return system.transaction(async (trx) => {
     const { rows: locks } = await trx.raw<{ rows: { locked: boolean }[] }>(
       'select pg_try_advisory_xact_lock(?) as locked',
@@ -46,7 +53,8 @@ export async function drainOutboxBatch(system: Knex, engine: SearchEngine, batch
       const documents = await loadDocuments(trx, collection, [...ids]);
       for (const id of ids) changes.push({ collection, id, document: documents.get(id) });
     }
-    await writeToIndex(engine, changes);
+    const refused = await writeToIndex(engine, changes);
+    if (refused.length) onRefused(refused);
     await trx.raw('delete from search_outbox where id = any(?::bigint[])', [rows.map((row) => row.id)]);
     return rows.length;
   });
@@ -100,7 +108,9 @@ export class OutboxDrain {
           await ensureIndices(this.engine);
           this.indicesReady = true;
         }
-        const drained = await drainOutboxBatch(this.system, this.engine, this.options.batchSize);
+        const drained = await drainOutboxBatch(this.system, this.engine, this.options.batchSize, (refused) =>
+          this.logger.warn({ refused }, 'the search engine refused documents: left out of the index'),
+        );
         if (backoffMs) this.logger.info('search engine back: draining the outbox again');
         backoffMs = 0;
         if (drained === this.options.batchSize) continue;

@@ -5,7 +5,7 @@ import { shipyardSearchAttributes } from '../core/searchAttributes';
 import { TASK_QUEUES } from '../core/taskQueues';
 import type { SearchEngine } from './client';
 import { OUTBOX_COLLECTIONS, SEARCH_COLLECTIONS, type SearchCollection } from './collections';
-import { INDEX_WRITER_LOCK, writeToIndex } from './bulk';
+import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange, type OnRefused } from './bulk';
 import { loadDocumentsAfter, type SearchDocument } from './documents';
 import { aliasOf, ensureIndices, versionedIndexOf } from './indices';
 
@@ -64,13 +64,14 @@ const isOutboxCollection = (collection: SearchCollection): collection is (typeof
  * the old index after its document was copied: the outbox drain stands by (API writes queue in
  * the outbox meanwhile, and reach the new index after the swap), and the crawler and backfill
  * wait. The documents come from the database, except documentation, which only the engine has:
- * it is copied from the old index. A retry after the swap finds nothing to do.
+ * it is copied from the old index. A retry after the swap finds nothing to do. Documents the new
+ * definition refuses go to `onRefused` and are left out.
  */
 export async function reindexCollection(
   system: Knex,
   engine: SearchEngine,
   collection: SearchCollection,
-  heartbeat: () => void = () => {},
+  { heartbeat = () => {}, onRefused = () => {} }: { heartbeat?: () => void; onRefused?: OnRefused } = {},
 ): Promise<{ documents: number }> {
   await ensureIndices(engine);
   return system.transaction(async (trx) => {
@@ -78,9 +79,15 @@ export async function reindexCollection(
     const target = versionedIndexOf(engine, collection);
     const old = await aliasedIndices(engine, collection);
     if (old.includes(target)) return { documents: 0 };
+    const write: WriteBatch = async (changes) => {
+      const refused = await writeToIndex(engine, changes, target);
+      if (refused.length) onRefused(refused);
+      heartbeat();
+      return changes.length - refused.length;
+    };
     const documents = isOutboxCollection(collection)
-      ? await fillFromDatabase(trx, engine, collection, target, heartbeat)
-      : await copyIndex(engine, aliasOf(engine, collection), target, heartbeat);
+      ? await fillFromDatabase(trx, collection, write)
+      : await copyIndex(engine, aliasOf(engine, collection), write);
     // Searchable before readers move to it, not at the engine's next periodic refresh.
     await engine.client.indices.refresh({ index: target });
     const alias = aliasOf(engine, collection);
@@ -95,30 +102,25 @@ export async function reindexCollection(
   });
 }
 
+/** Writes a batch into the new index; resolves with the documents it took. */
+type WriteBatch = (changes: IndexChange[]) => Promise<number>;
+
 async function fillFromDatabase(
   trx: Knex,
-  engine: SearchEngine,
   collection: (typeof OUTBOX_COLLECTIONS)[number],
-  target: string,
-  heartbeat: () => void,
+  write: WriteBatch,
 ): Promise<number> {
   let documents = 0;
   for (let afterId: string | null = null; ;) {
     const batch = await loadDocumentsAfter(trx, collection, afterId, FILL_BATCH);
-    await writeToIndex(
-      engine,
-      batch.map(({ id, document }) => ({ collection, id, document })),
-      target,
-    );
-    documents += batch.length;
-    heartbeat();
+    documents += await write(batch.map(({ id, document }) => ({ collection, id, document })));
     if (batch.length < FILL_BATCH) return documents;
     afterId = batch[batch.length - 1].id;
   }
 }
 
 /** Copies every document of `source` (an alias; none when it does not exist) into `target`, through a point in time. */
-async function copyIndex(engine: SearchEngine, source: string, target: string, heartbeat: () => void): Promise<number> {
+async function copyIndex(engine: SearchEngine, source: string, write: WriteBatch): Promise<number> {
   if (!(await engine.client.indices.exists({ index: source }))) return 0;
   const pit = await engine.client.openPointInTime({ index: source, keep_alive: '2m' });
   let documents = 0;
@@ -132,13 +134,9 @@ async function copyIndex(engine: SearchEngine, source: string, target: string, h
         ...(after && { search_after: after }),
       });
       const hits = page.hits.hits;
-      await writeToIndex(
-        engine,
+      documents += await write(
         hits.map((hit) => ({ collection: hit._source!.collection, id: hit._id!, document: hit._source! })),
-        target,
       );
-      documents += hits.length;
-      heartbeat();
       if (hits.length < FILL_BATCH) return documents;
       after = hits[hits.length - 1].sort;
     }

@@ -83,8 +83,11 @@ async function rawBulk(engine: SearchEngine, config: Config, documents: SearchDo
         headers: { 'content-type': 'application/x-ndjson' },
         body: `${lines.join('\n')}\n`,
       });
-      const body = (await res.json()) as { errors: boolean };
-      if (!res.ok || body.errors) throw new Error(`the floor's _bulk failed (${res.status})`);
+      const body = (await res.json()) as { errors: boolean; items?: { index: { error?: unknown } }[] };
+      if (!res.ok || body.errors) {
+        const firstError = body.items?.find((item) => item.index.error)?.index.error;
+        throw new Error(`the floor's _bulk failed (${res.status}): ${JSON.stringify(firstError ?? body)}`);
+      }
     }
     return documents.length / ((performance.now() - started) / 1000);
   } finally {

@@ -2,7 +2,9 @@ import pino from 'pino';
 import { ChangeListener } from '../../db/notifications';
 import { createSearchEngine, type SearchEngine } from '../../search/client';
 import { aliasOf } from '../../search/indices';
+import type { RefusedDocument } from '../../search/bulk';
 import { drainOutboxBatch, OutboxDrain } from '../../search/outbox';
+import { withTenant } from '../../db/tenancy';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { useSearchIndex } from '../support/searchIndex';
 import { testConfig } from '../support/harness';
@@ -99,6 +101,42 @@ describe('the search outbox', () => {
     await drainAll();
     for (const entity of entities) expect(await indexed('entities', entity.id)).toMatchObject({ title: entity.name });
     expect(await status(suite.adminA.token)).toMatchObject({ status: 'current', queue_size: 0 });
+  });
+
+  test('a document the engine refuses is reported and left out: it never holds back the writes behind it', async () => {
+    const refusedEntity = await createEntity({ name: uniqueId('Immense') });
+    await drainAll();
+    // A hand-run UPDATE (the trigger sees every write path): a tag over the engine's 32 KiB term limit.
+    await withTenant(suite.api.deps.db, suite.adminA.tenantId, (trx) =>
+      trx('entities')
+        .where({ id: refusedEntity.id })
+        .update({ tags: ['x'.repeat(40_000)], description: 'refused' }),
+    );
+    const behind = await createEntity({ name: uniqueId('Behind') });
+    const refused: RefusedDocument[] = [];
+    while ((await drainOutboxBatch(index.system, index.engine, 500, (docs) => refused.push(...docs))) > 0);
+    await index.engine.client.indices.refresh({ index: `${config.elasticsearch.indexPrefix}_*` });
+
+    expect(refused.filter((doc) => doc.id === refusedEntity.id)).toEqual([
+      { collection: 'entities', id: refusedEntity.id, reason: expect.stringContaining('tags') },
+    ]);
+    expect(await indexed('entities', behind.id)).toMatchObject({ title: behind.name });
+    // The engine keeps the version it took last; the outbox is empty.
+    expect(await indexed('entities', refusedEntity.id)).toMatchObject({ title: refusedEntity.name, description: null });
+    expect(await status(suite.adminA.token)).toMatchObject({ status: 'current', queue_size: 0 });
+    // Not left behind for the backfill suite, which expects the engine to take every row it reads.
+    expect((await call(suite.adminA.token, 'DELETE', `/entities/${refusedEntity.id}`)).status).toBe(204);
+    await drainAll();
+  });
+
+  test('control characters in a name (type-ahead separators to the engine) are left out of its type-ahead input', async () => {
+    const serviceId = uniqueId('odd').toLowerCase();
+    const entity = await createEntity({ name: `Odd\u001dName\u001f ${serviceId}`, service_id: serviceId });
+    await drainAll();
+    expect(await indexed('entities', entity.id)).toMatchObject({
+      title: entity.name,
+      suggest: { input: [`Odd Name  ${serviceId}`, serviceId] },
+    });
   });
 
   test('one writer at a time: a drain leaves the outbox alone while another holds the writer lock', async () => {
