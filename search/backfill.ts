@@ -75,24 +75,23 @@ export async function backfillBatch(
   system: Knex,
   engine: SearchEngine,
   { collection, afterId }: BackfillBatchInput,
-  onRefused: OnRefused = () => {},
+  onRefused?: OnRefused,
 ): Promise<BackfillBatch> {
-  const batchSize = BACKFILL_BATCH_SIZE;
   const source = SOURCES[collection];
   if (!source) return { read: 0, indexed: 0, lastId: null };
   if (afterId === null) await ensureIndices(engine);
   return system.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [INDEX_WRITER_LOCK]);
-    const batch = await loadDocumentsAfter(trx, source, afterId, batchSize);
+    const batch = await loadDocumentsAfter(trx, source, afterId, BACKFILL_BATCH_SIZE);
     const refused = await writeToIndex(
       engine,
       batch.map(({ id, document }) => ({ collection: source, id, document })),
+      { onRefused },
     );
-    if (refused.length) onRefused(refused);
     return {
       read: batch.length,
       indexed: batch.length - refused.length,
-      lastId: batch.length < batchSize ? null : batch[batch.length - 1].id,
+      lastId: batch.length < BACKFILL_BATCH_SIZE ? null : batch[batch.length - 1].id,
     };
   });
 }

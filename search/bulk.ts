@@ -37,15 +37,16 @@ const REASON_CHARS = 300;
 
 /**
  * Writes the changes with one `_bulk` and resolves once the engine has acknowledged every item,
- * with the documents it refused for their content. Any other failure of an item (the engine
- * overloaded, an index missing after a wipe) throws BulkRejected: nothing counts as written. A
- * delete of a document the engine never had counts as done. Writes go through each collection's
- * alias, unless `index` names the one index they all go to (a reindex's fill).
+ * with the documents it refused for their content (told to `onRefused` too). Any other failure
+ * of an item (the engine overloaded, an index missing after a wipe) throws BulkRejected: nothing
+ * counts as written. A delete of a document the engine never had counts as done. Writes go
+ * through each collection's alias, unless `index` names the one index they all go to (a
+ * reindex's fill).
  */
 export async function writeToIndex(
   engine: SearchEngine,
   changes: IndexChange[],
-  index?: string,
+  { index, onRefused }: { index?: string; onRefused?: OnRefused } = {},
 ): Promise<RefusedDocument[]> {
   if (changes.length === 0) return [];
   const operations: (estypes.BulkOperationContainer | SearchDocument)[] = [];
@@ -70,5 +71,6 @@ export async function writeToIndex(
       reason: `${type}: ${reason ?? ''}`.slice(0, REASON_CHARS),
     });
   });
+  if (refused.length) onRefused?.(refused);
   return refused;
 }

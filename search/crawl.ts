@@ -129,10 +129,15 @@ export async function syncTenant(
  * Writes documentation changes under the index writer lock, like every writer of the engine,
  * so a reindex copying the docs index never misses one (search/reindex.ts).
  */
-async function writeDocs(trx: Knex, engine: SearchEngine, changes: IndexChange[]): Promise<RefusedDocument[]> {
+async function writeDocs(
+  trx: Knex,
+  engine: SearchEngine,
+  changes: IndexChange[],
+  onRefused?: OnRefused,
+): Promise<RefusedDocument[]> {
   if (!changes.length) return [];
   await trx.raw('select pg_advisory_xact_lock(?)', [INDEX_WRITER_LOCK]);
-  return writeToIndex(engine, changes);
+  return writeToIndex(engine, changes, { onRefused });
 }
 
 /** A documentation file's id: the same for the same repository and path, so a retry overwrites. */
@@ -223,8 +228,7 @@ export async function crawlRepository(
       ...gone.map((row) => ({ collection: 'docs' as const, id: row.id })),
     ];
     // The engine first: should recording fail, the next crawl writes the same ids again.
-    const refused = await writeDocs(trx, deps.search, changes);
-    if (refused.length) deps.onRefused?.(refused);
+    const refused = await writeDocs(trx, deps.search, changes, deps.onRefused);
     const refusedIds = new Set(refused.map((doc) => doc.id));
     const indexed = changed.filter((file) => !refusedIds.has(docId(repositoryId, file.path)));
     await recordIndexedDocs(

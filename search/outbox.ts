@@ -29,7 +29,7 @@ export async function drainOutboxBatch(
   system: Knex,
   engine: SearchEngine,
   batchSize: number,
-  onRefused: OnRefused = () => {},
+  onRefused?: OnRefused,
 ): Promise<number> {
   return system.transaction(async (trx) => {
     const { rows: locks } = await trx.raw<{ rows: { locked: boolean }[] }>(
@@ -53,8 +53,7 @@ export async function drainOutboxBatch(
       const documents = await loadDocuments(trx, collection, [...ids]);
       for (const id of ids) changes.push({ collection, id, document: documents.get(id) });
     }
-    const refused = await writeToIndex(engine, changes);
-    if (refused.length) onRefused(refused);
+    await writeToIndex(engine, changes, { onRefused });
     await trx.raw('delete from search_outbox where id = any(?::bigint[])', [rows.map((row) => row.id)]);
     return rows.length;
   });

@@ -71,7 +71,7 @@ export async function reindexCollection(
   system: Knex,
   engine: SearchEngine,
   collection: SearchCollection,
-  { heartbeat = () => {}, onRefused = () => {} }: { heartbeat?: () => void; onRefused?: OnRefused } = {},
+  { heartbeat = () => {}, onRefused }: { heartbeat?: () => void; onRefused?: OnRefused } = {},
 ): Promise<{ documents: number }> {
   await ensureIndices(engine);
   return system.transaction(async (trx) => {
@@ -80,8 +80,7 @@ export async function reindexCollection(
     const old = await aliasedIndices(engine, collection);
     if (old.includes(target)) return { documents: 0 };
     const write: WriteBatch = async (changes) => {
-      const refused = await writeToIndex(engine, changes, target);
-      if (refused.length) onRefused(refused);
+      const refused = await writeToIndex(engine, changes, { index: target, onRefused });
       heartbeat();
       return changes.length - refused.length;
     };
