@@ -69,17 +69,18 @@ const documentOf = (collection: OutboxCollection, { updated_at, ...fields }: Omi
   suggest: suggestionOf(fields),
 });
 
-/**
- * Control characters, which mean nothing to type-ahead; the completion field refuses a document
- * whose input holds one of its separators (U+0000, U+001D to U+001F).
- */
 const CONTROL_CHARACTERS = /\p{Cc}+/gu;
+
+/**
+ * Text as type-ahead takes it, in documents and in queries alike: without control characters,
+ * which mean nothing there and include the completion field's own separators (U+001D to U+001F;
+ * the engine refuses a document or a prefix that holds one).
+ */
+export const typeAheadText = (text: string) => text.replace(CONTROL_CHARACTERS, ' ').trim();
 
 /** The type-ahead input of a document: its title and key, in its tenant's context. */
 export const suggestionOf = (fields: Pick<SearchDocument, 'title' | 'key' | 'tenant_id'>) => ({
-  input: [fields.title, fields.key]
-    .map((text) => text.replace(CONTROL_CHARACTERS, ' ').trim())
-    .filter((text) => text !== ''),
+  input: [fields.title, fields.key].map(typeAheadText).filter((text) => text !== ''),
   contexts: { tenant: [fields.tenant_id] },
 });
 

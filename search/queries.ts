@@ -2,7 +2,7 @@ import { errors, type estypes } from '@elastic/elasticsearch';
 import { ApiError } from '../core/errors';
 import type { SearchEngine } from './client';
 import { SEARCH_COLLECTIONS, type SearchCollection } from './collections';
-import type { DocDocument, SearchDocument } from './documents';
+import { typeAheadText, type DocDocument, type SearchDocument } from './documents';
 import { aliasOf } from './indices';
 
 // Every read of the engine for a tenant goes through `TenantSearch`. The engine has no
@@ -271,7 +271,9 @@ export class TenantSearch {
   }
 
   /** Type-ahead over one collection's titles and keys: the completion field, in this tenant's context. */
-  async suggest(collection: SearchCollection, prefix: string, size: number): Promise<Suggestion[]> {
+  async suggest(collection: SearchCollection, typed: string, size: number): Promise<Suggestion[]> {
+    const prefix = typeAheadText(typed);
+    if (!prefix) return [];
     const response = await this.engine.client
       .search<SearchDocument>({
         index: aliasOf(this.engine, collection),

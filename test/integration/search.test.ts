@@ -37,6 +37,22 @@ describe('tenant filtering', () => {
   });
 });
 
+test('type-ahead takes control characters in what is typed as spaces, never as an engine error', async () => {
+  const name = `${word()} ledger`;
+  const entity = await createEntity({ name });
+  await drainAll();
+  // U+001F is one of the completion field's separators: sent as is, the engine refuses the prefix.
+  const typed = encodeURIComponent(`\u001f${name.slice(0, 8)}\u0004`);
+  const suggested = await call(suite.adminA.token, 'GET', `/catalog/search-entities?q=${typed}`);
+  expect(suggested).toMatchObject({ status: 200, body: { entities: [{ id: entity.id }] } });
+  const nothingLeft = await call(
+    suite.adminA.token,
+    'GET',
+    `/catalog/search-entities?q=${encodeURIComponent('\u001f\u0004')}`,
+  );
+  expect(nothingLeft).toMatchObject({ status: 200, body: { entities: [] } });
+});
+
 describe('GET /search', () => {
   const topic = word();
   beforeAll(async () => {
