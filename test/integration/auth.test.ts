@@ -193,6 +193,19 @@ describe('API keys', () => {
     expect(res.status).toBe(400);
   });
 
+  test('an expiry the database cannot store (offset of 16 hours or more, year 0000) is a 400, not a 500', async () => {
+    for (const expires_at of ['3194-07-02T23:27:09-21:57', '2090-01-01T00:00:00+16:00', '0000-01-01T00:00:00Z']) {
+      const res = await call('/admin/api-keys', bearer(admin.token), {
+        method: 'POST',
+        body: JSON.stringify({ name: 'far', scopes: ['catalog:read'], expires_at }),
+      });
+      expect({ expires_at, status: res.status }).toEqual({ expires_at, status: 400 });
+    }
+    // The largest offsets PostgreSQL keeps still pass.
+    const key = await createKey(admin.token, ['catalog:read'], { expires_at: '2090-01-01T00:00:00-15:59' });
+    expect(key.id).toEqual(expect.any(String));
+  });
+
   test('a revoked key fails on the very next request in every API instance, despite their caches', async () => {
     const second = await startApi();
     try {
