@@ -66,10 +66,19 @@ export interface BackfillBatch {
 }
 
 /**
- * Writes the next batch of a collection's documents. It holds the index writer lock while it
- * reads and writes, so the outbox drain never lands an older read after this one's (or the
- * reverse). Written documents overwrite; nothing is deleted. Documents the engine refuses for
- * their content go to `onRefused` and are not counted as indexed; the backfill goes on.
+ * Rows one activity takes on: ten bulk requests of BACKFILL_BATCH_SIZE. With one request per
+ * activity, the backfill spent ~30 ms a batch beyond its read and its bulk (the activity's tasks
+ * and transaction), a third of its time.
+ */
+export const BACKFILL_ROWS_PER_ACTIVITY = 10 * BACKFILL_BATCH_SIZE;
+
+/**
+ * Writes a collection's next documents, up to BACKFILL_ROWS_PER_ACTIVITY, in bulk requests of
+ * BACKFILL_BATCH_SIZE; each batch is read from the database while the engine takes the one
+ * before (the read is about a quarter of the bulk's time). It holds the index writer lock
+ * throughout, so the outbox drain never lands an older read after this one's (or the reverse).
+ * Written documents overwrite; nothing is deleted. Documents the engine refuses for their
+ * content go to `onRefused` and are not counted as indexed; the backfill goes on.
  */
 export async function backfillBatch(
   system: Knex,
@@ -82,16 +91,25 @@ export async function backfillBatch(
   if (afterId === null) await ensureIndices(engine);
   return system.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [INDEX_WRITER_LOCK]);
-    const batch = await loadDocumentsAfter(trx, source, afterId, BACKFILL_BATCH_SIZE);
-    const refused = await writeToIndex(
-      engine,
-      batch.map(({ id, document }) => ({ collection: source, id, document })),
-      { onRefused },
-    );
-    return {
-      read: batch.length,
-      indexed: batch.length - refused.length,
-      lastId: batch.length < BACKFILL_BATCH_SIZE ? null : batch[batch.length - 1].id,
-    };
+    const readAfter = (id: string | null) => loadDocumentsAfter(trx, source, id, BACKFILL_BATCH_SIZE);
+    let read = 0;
+    let indexed = 0;
+    let batch = await readAfter(afterId);
+    for (;;) {
+      read += batch.length;
+      // A short batch is the collection's last.
+      const lastId = batch.length < BACKFILL_BATCH_SIZE ? null : batch[batch.length - 1].id;
+      const [refused, next] = await Promise.all([
+        writeToIndex(
+          engine,
+          batch.map(({ id, document }) => ({ collection: source, id, document })),
+          { onRefused },
+        ),
+        lastId !== null && read < BACKFILL_ROWS_PER_ACTIVITY ? readAfter(lastId) : undefined,
+      ]);
+      indexed += batch.length - refused.length;
+      if (!next) return { read, indexed, lastId };
+      batch = next;
+    }
   });
 }

@@ -17,10 +17,11 @@ const { backfillBatch } = proxyActivities<SearchActivities>({
 export const progressQuery = defineQuery<BackfillProgress>('progress');
 
 /**
- * Rebuilds the search indices from the database, one collection after the other, one keyset
- * batch per activity. Its progress (rows read and documents indexed per collection) answers the
- * `progress` query while it runs and is its result. Only counts and ids enter history: ~3
- * events per 1,000 rows, so a catalog of millions fits one run without continue-as-new.
+ * Rebuilds the search indices from the database, one collection after the other, up to 10,000
+ * rows per activity (search/backfill.ts). Its progress (rows read and documents indexed per
+ * collection) answers the `progress` query while it runs and is its result. Only counts and ids
+ * enter history: ~3 events per 10,000 rows, so a catalog of millions fits one run without
+ * continue-as-new.
  */
 export async function searchBackfill({ collections }: BackfillInput): Promise<BackfillResult> {
   const progress: BackfillProgress = Object.fromEntries(
