@@ -42,10 +42,10 @@ const limitQuery = (defaultLimit: number, maximum: number) =>
     additionalProperties: false,
   }) as const;
 
-/** The full names of the crawled repositories the entity links to. */
-async function linkedRepositories(trx: Knex, ref: string): Promise<string[]> {
+/** The full names of the crawled repositories the entity links to; undefined when there is no such entity. */
+async function linkedRepositories(trx: Knex, ref: string): Promise<string[] | undefined> {
   const entity = await getEntity(trx, ref);
-  return entity ? repositoriesOfEntity(trx, entity.links) : [];
+  return entity && repositoriesOfEntity(trx, entity.links);
 }
 
 async function requireEntityId(db: Parameters<typeof entityIdOf>[0], ref: string): Promise<string> {
@@ -82,7 +82,7 @@ export const entityDetailRoutes = [
       const known = await inTenant(async (trx) => {
         const readme = await getReadme(trx, params.id);
         if (readme === undefined) throw notFound('Entity');
-        return readme ?? { repositories: await linkedRepositories(trx, params.id) };
+        return readme ?? { repositories: (await linkedRepositories(trx, params.id)) ?? [] };
       });
       if ('content' in known) return known;
       const crawled = known.repositories.length
@@ -103,10 +103,8 @@ export const entityDetailRoutes = [
     transaction: 'on-demand',
     responses: { 200: { description: '`{docs}`', schema: entityDocsSchema } },
     handler: async ({ auth, deps, params, inTenant }) => {
-      const repositories = await inTenant(async (trx) => {
-        if (!(await entityIdOf(trx, params.id))) throw notFound('Entity');
-        return linkedRepositories(trx, params.id);
-      });
+      const repositories = await inTenant((trx) => linkedRepositories(trx, params.id));
+      if (!repositories) throw notFound('Entity');
       if (!repositories.length) return { docs: [] };
       const { entries } = await new TenantSearch(deps.search, auth.tenantId).docs(
         { offset: 0, limit: ENTITY_DOCS_MAX },

@@ -186,6 +186,9 @@ describe('the crawl', () => {
     const unlinked = await createEntity({ name: uniqueId('Loner') });
     expect((await call(suite.adminA.token, 'GET', `/entities/${unlinked.id}/readme`)).status).toBe(404);
     expect((await call(suite.adminA.token, 'GET', `/entities/${unlinked.id}/docs`)).body).toEqual({ docs: [] });
+    // Another tenant's entity is no entity at all.
+    expect((await call(suite.adminB.token, 'GET', `/entities/${entity.id}/docs`)).status).toBe(404);
+    expect((await call(suite.adminB.token, 'GET', `/entities/${entity.id}/readme`)).status).toBe(404);
   });
 
   test('a crawl writes only what changed: unchanged hashes are skipped, edits rewritten, deleted files removed', async () => {
