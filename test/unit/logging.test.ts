@@ -1,13 +1,17 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-// The process logger buffers its lines (core/logging.ts); these prove a line is not held back
-// for long when traffic is light, and that what is pending is written when the process exits.
+// The process logger buffers its lines (core/logDestination.ts); these prove a line is not held
+// back for long when traffic is light, that what is pending is written when the process exits,
+// and that lines arrive whole and in order however the writes fall.
 
 const ROOT = path.join(__dirname, '..', '..');
 
-/** Runs `body` in a fresh process with a process logger `log`; resolves with its stdout's lines when it exits. */
-function withLogger(body: string, onLine: (line: Record<string, unknown>) => void = () => {}) {
+/**
+ * Runs `body` in a fresh process with a process logger `log`; resolves with its stdout's lines
+ * when it exits. With `readAfterMs`, nothing is read from its stdout until then (a stalled reader).
+ */
+function withLogger(body: string, onLine: (line: Record<string, unknown>) => void = () => {}, readAfterMs = 0) {
   const code = `const { createLogger } = require('./core/logging'); const log = createLogger({ logLevel: 'info' }, 'unit'); ${body}`;
   const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], {
     cwd: ROOT,
@@ -15,14 +19,20 @@ function withLogger(body: string, onLine: (line: Record<string, unknown>) => voi
   });
   const lines: Record<string, unknown>[] = [];
   let partial = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    const [rest, ...complete] = (partial + chunk.toString()).split('\n').reverse();
+  // Decoded as a stream: a write may end inside a multi-byte character.
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    const [rest, ...complete] = (partial + chunk).split('\n').reverse();
     partial = rest;
     for (const line of complete.reverse()) {
       lines.push(JSON.parse(line));
       onLine(JSON.parse(line));
     }
   });
+  if (readAfterMs > 0) {
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), readAfterMs);
+  }
   return new Promise<Record<string, unknown>[]>((resolve) => child.on('close', () => resolve(lines)));
 }
 
@@ -40,4 +50,33 @@ test('a lone line reaches stdout long before the process exits, not only at exit
 test('lines still buffered when the process exits are written before it goes', async () => {
   const lines = await withLogger(`for (let i = 0; i < 3; i++) log.info({ i }, 'pending'); process.exit(0);`);
   expect(lines.map((line) => line.i)).toEqual([0, 1, 2]);
+});
+
+test('lines arrive whole and in order across many writes, multi-byte text included', async () => {
+  // ~2.5 MB: over a hundred 16 KiB writes, most of them while the one before is still in flight.
+  const lines = await withLogger(
+    `for (let i = 0; i < 20000; i++) log.info({ i, text: 'ünïcødé ✓ '.repeat(i % 7) }, 'many');`,
+  );
+  expect(lines).toHaveLength(20000);
+  expect(lines.every((line, i) => line.i === i && line.text === 'ünïcødé ✓ '.repeat(i % 7))).toBe(true);
+});
+
+test('a reader that stalls for a second loses no line and gets them in order', async () => {
+  // 40 bursts of 500 lines, 10 ms apart: far more than a pipe holds while nobody reads.
+  const lines = await withLogger(
+    `let burst = 0; const timer = setInterval(() => { for (let j = 0; j < 500; j++) log.info({ i: burst * 500 + j }, 'burst'); if (++burst === 40) clearInterval(timer); }, 10);`,
+    undefined,
+    1000,
+  );
+  expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 20000 }, (_, i) => i));
+});
+
+test('a preformatted line reads as the line pino writes for the same fields', async () => {
+  const lines = await withLogger(`
+    const { preformattedInfo } = require('./core/logging');
+    log.info({ path: '/a"b', status: 200 }, 'request');
+    preformattedInfo(log, 'request')('"path":' + JSON.stringify('/a"b') + ',"status":200');`);
+  const [fromPino, preformatted] = lines.map(({ time, ...rest }) => ({ ...rest, timeType: typeof time }));
+  expect(preformatted).toEqual(fromPino);
+  expect(preformatted).toMatchObject({ level: 30, name: 'unit', msg: 'request', path: '/a"b', timeType: 'number' });
 });
