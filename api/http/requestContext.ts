@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { preformattedInfo } from '../../core/logging';
 import { recordRequest } from '../metrics/requests';
+import { requestIdSource } from './requestIds';
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot inject into logs.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -32,31 +33,30 @@ class RequestState implements DefaultState {
  * so both see every request's final status, error envelopes included.
  */
 export function requestContext(logger: Logger): Middleware {
-  // The closing line's fields are our own and none is a credential: it skips the redaction
-  // that every other line pays for (6% of a public request's CPU when it did not).
-  const accessLog = logger.child({}, { redact: [] });
+  // The closing line's fields are our own and none is a credential: it is serialized here, and
+  // skips pino's generic serialization and the redaction every other line pays for.
+  const accessLog = preformattedInfo(logger, 'request');
+  const nextRequestId = requestIdSource();
   return async (ctx, next) => {
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    // Node's own request and response, not Koa's accessors: they lower-case and check the
+    // header's name on every call, for a name that is a constant.
+    const incoming = ctx.req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     const state = new RequestState(logger, requestId);
     ctx.state = state;
-    ctx.set('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
     try {
       await next();
     } finally {
       const durationMs = performance.now() - started;
       recordRequest(state.route, ctx.method, ctx.status, durationMs / 1000);
-      accessLog.info(
-        {
-          request_id: requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          duration_ms: Math.round(durationMs * 10) / 10,
-          tenant_id: state.tenantId,
-        },
-        'request',
+      // The id is plain (SAFE_REQUEST_ID or ours) and the method a token Node's parser
+      // accepted: neither needs escaping.
+      accessLog(
+        `"request_id":"${requestId}","method":"${ctx.method}","path":${JSON.stringify(ctx.path)},` +
+          `"status":${ctx.status},"duration_ms":${Math.round(durationMs * 10) / 10}` +
+          (state.tenantId === undefined ? '' : `,"tenant_id":${JSON.stringify(state.tenantId)}`),
       );
     }
   };
