@@ -41,3 +41,9 @@ export function preformattedInfo(logger: Logger, msg: string): (fields: JsonMemb
     if (logger.isLevelEnabled('info')) stream.write(head + time() + bindings + fields + tail);
   };
 }
+
+/** Lines `logger`'s destination dropped because its reader fell behind; 0 on another destination. */
+export function droppedLogLines(logger: Logger): number {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  return stream instanceof LineDestination ? stream.dropped : 0;
+}

@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Koa, { type Middleware } from 'koa';
 import type { Knex } from 'knex';
-import { Gauge, Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { droppedLogLines } from '../../core/logging';
 import { ApiError } from '../../core/errors';
 import type { AppDeps } from '../deps';
 import { errorHandler } from '../http/errorHandler';
@@ -42,6 +44,21 @@ function poolRegistry(pools: Record<string, Knex>): Registry {
   return registry;
 }
 
+/** The process's log destination, read when scraped. */
+function logRegistry(logger: Logger): Registry {
+  const registry = new Registry();
+  new Counter({
+    name: 'shipyard_log_lines_dropped_total',
+    help: 'Log lines dropped because the reader of stdout fell behind (64 Mi characters pending)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(droppedLogLines(logger));
+    },
+  });
+  return registry;
+}
+
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
@@ -54,13 +71,17 @@ function tokenMatches(expected: Buffer, authorization: string): boolean {
 }
 
 /**
- * GET /metrics in Prometheus text format: this process's request, cache and process metrics
- * and `deps`' pool gauges. With `config.metrics.token`, only for its bearer; anyone else gets
+ * GET /metrics in Prometheus text format: this process's request, cache and process metrics,
+ * `deps`' pool gauges and the log lines its destination dropped. With `config.metrics.token`, only for its bearer; anyone else gets
  * the one 401 envelope.
  */
 export function metricsHandler(deps: AppDeps): Middleware {
   collectProcessMetrics();
-  const registry = Registry.merge([processRegistry, poolRegistry({ app: deps.db, system: deps.system })]);
+  const registry = Registry.merge([
+    processRegistry,
+    poolRegistry({ app: deps.db, system: deps.system }),
+    logRegistry(deps.logger),
+  ]);
   const expected = deps.config.metrics.token === undefined ? undefined : digest(deps.config.metrics.token);
   return async (ctx) => {
     if (expected && !tokenMatches(expected, ctx.get('authorization'))) {

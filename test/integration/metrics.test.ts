@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeSync, openSync } from 'node:fs';
+import pino from 'pino';
+import { createDeps } from '../../api/deps';
 import { buildMetricsApp } from '../../api/metrics/endpoint';
+import { LineDestination } from '../../core/logDestination';
 import {
   bearer,
   callApi,
@@ -221,6 +225,30 @@ describe('GET /metrics with SHIPYARD_METRICS_PORT', () => {
     const other = await fetch(`${metricsUrl}/api/v1/system`);
     expect(other.status).toBe(404);
     expect((await jsonOf(other)).error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('log lines dropped', () => {
+  let api: TestApi;
+  let fd: number;
+  // Room for about one line, never written out: every line after the first is dropped.
+  let destination: LineDestination;
+  beforeAll(async () => {
+    fd = openSync('/dev/null', 'w');
+    destination = new LineDestination(fd, { chunkChars: 1 << 20, lingerMs: 600_000, maxPendingChars: 300 });
+    api = await startApi({ deps: await createDeps(testConfig(), pino({ level: 'info' }, destination)) });
+  });
+  afterAll(async () => {
+    await api.close();
+    closeSync(fd);
+  });
+
+  test('are counted as the destination drops them', async () => {
+    for (let i = 0; i < 3; i++) api.deps.logger.info({ i, pad: 'x'.repeat(200) }, 'a line that will not fit');
+    const dropped = destination.dropped;
+    expect(dropped).toBeGreaterThanOrEqual(2);
+    // The scrape's own closing line is written after its body is made.
+    expect(valueOf(await scrape(api.url), 'shipyard_log_lines_dropped_total')).toBe(dropped);
   });
 });
 
