@@ -25,8 +25,9 @@ const DEFAULT_BATCHING: LineBatching = { chunkChars: 16 * 1024, lingerMs: 500, m
  *
  * A reader that stops reading (a stalled pipe) blocks the write in libuv's thread pool, or on a
  * non-blocking descriptor has it tried again every 10 ms, never blocking the event loop; lines
- * then queue up to `maxPendingChars` and are dropped beyond it, counted in
- * `dropped`. A descriptor that refuses writes (the reader has gone) loses the lines of that write.
+ * then queue up to `maxPendingChars` and are dropped beyond it, counted in `dropped`. A
+ * descriptor that refuses writes (the reader has gone) loses the lines of that write. At exit,
+ * a write still in the thread pool may land after the pending lines written then.
  */
 export class LineDestination {
   private pending: string[] = [];

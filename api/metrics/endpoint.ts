@@ -72,8 +72,8 @@ function tokenMatches(expected: Buffer, authorization: string): boolean {
 
 /**
  * GET /metrics in Prometheus text format: this process's request, cache and process metrics,
- * `deps`' pool gauges and the log lines its destination dropped. With `config.metrics.token`, only for its bearer; anyone else gets
- * the one 401 envelope.
+ * `deps`' pool gauges and the log lines its destination dropped. With `config.metrics.token`,
+ * only for its bearer; anyone else gets the one 401 envelope.
  */
 export function metricsHandler(deps: AppDeps): Middleware {
   collectProcessMetrics();
