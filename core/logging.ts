@@ -20,6 +20,12 @@ export function createLogger(config: Pick<Config, 'logLevel'>, name: string): Lo
   );
 }
 
+/** pino's state of a logger, by the symbols pino exports for reading it. */
+const internalsOf = (logger: Logger) => logger as unknown as Record<symbol, unknown>;
+
+/** Where `logger` writes its lines. */
+const destinationOf = (logger: Logger) => internalsOf(logger)[pino.symbols.streamSym] as DestinationStream;
+
 /** Fields already serialized as JSON members: `"key":value` pairs joined by commas. */
 export type JsonMembers = string;
 
@@ -31,8 +37,8 @@ export type JsonMembers = string;
  * writes, whose fields are ours and never a credential.
  */
 export function preformattedInfo(logger: Logger, msg: string): (fields: JsonMembers) => void {
-  const internals = logger as unknown as Record<symbol, unknown>;
-  const stream = internals[pino.symbols.streamSym] as DestinationStream;
+  const internals = internalsOf(logger);
+  const stream = destinationOf(logger);
   const time = internals[pino.symbols.timeSym] as () => string;
   const head = `{"level":${logger.levels.values.info}`;
   const bindings = `${internals[pino.symbols.chindingsSym] as string},`;
@@ -44,6 +50,6 @@ export function preformattedInfo(logger: Logger, msg: string): (fields: JsonMemb
 
 /** Lines `logger`'s destination dropped because its reader fell behind; 0 on another destination. */
 export function droppedLogLines(logger: Logger): number {
-  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  const stream = destinationOf(logger);
   return stream instanceof LineDestination ? stream.dropped : 0;
 }
