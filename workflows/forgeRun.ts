@@ -116,11 +116,14 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
     await cancelRest(input.steps.length); // every step has ended by now: nothing left to mark
   };
 
-  // Decided once, before the first command, so each replay decides alike. Runs started before
-  // the action activity marked its own step replay the workflow's marks around each action;
-  // runs started before it also marked the run's start and end replay the workflow's run marks.
-  const workflowMarksSteps = !patched('action-marks-its-step');
-  const actionMarksRun = patched('action-marks-run');
+  // Decided once, before the first command, so each replay decides alike. A run names its
+  // version in its input (FORGE_RUN_VERSION), which costs its history nothing; one started before
+  // that decided by patch markers, in this order. Runs started before the action activity marked
+  // its own step replay the workflow's marks around each action; runs started before it also
+  // marked the run's start and end replay the workflow's run marks.
+  const versioned = input.version !== undefined;
+  const workflowMarksSteps = !versioned && !patched('action-marks-its-step');
+  const actionMarksRun = versioned || patched('action-marks-run');
 
   // The API commits the run before starting this workflow. It marks the run failed when the
   // start seemed to fail: should the workflow have started after all, it stops at the first

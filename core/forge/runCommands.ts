@@ -12,6 +12,7 @@ import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
 import { deleteDecision, failUnstartedRun, findRun, insertDecision, insertRun, lockRunForDecision } from './runStore';
 import {
+  FORGE_RUN_VERSION,
   forgeWorkflowId,
   withActionDefaults,
   type DecisionKind,
@@ -103,7 +104,7 @@ export async function startRun(
     await deps.temporal.workflow.start<ForgeRunWorkflow>('forgeRun', {
       taskQueue: TASK_QUEUES.forge,
       workflowId,
-      args: [{ tenantId: caller.tenantId, runId: id, steps, parameters }],
+      args: [{ tenantId: caller.tenantId, runId: id, steps, parameters, version: FORGE_RUN_VERSION }],
       // Indexed in the clear for the Web UI's filters: opaque ids only. The memo is what an
       // operator reads, and is encrypted by the data converter like every payload.
       typedSearchAttributes: shipyardSearchAttributes({ kind: 'forge-run', tenantId: caller.tenantId, moldId }),

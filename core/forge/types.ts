@@ -181,11 +181,20 @@ export interface RunStepSpec {
   requiresApproval: boolean;
 }
 
+/**
+ * The forge run workflow's version, as the API names it in each run's input: the workflow reads
+ * it there (so in its history, alike on every replay) instead of recording patch markers, and
+ * a change that alters its commands raises it. 3: the actions mark their steps and the run.
+ */
+export const FORGE_RUN_VERSION = 3;
+
 export interface ForgeRunInput {
   tenantId: string;
   runId: string;
   steps: RunStepSpec[];
   parameters: Record<string, unknown>;
+  /** FORGE_RUN_VERSION when the run started. Absent from runs started before it was carried here. */
+  version?: number;
 }
 
 /** Who approved, rejected or cancelled, with an optional comment. */

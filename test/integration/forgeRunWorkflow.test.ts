@@ -11,6 +11,7 @@ import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/paylo
 import { approveSignal, cancelSignal, rejectSignal, type forgeRun } from '../../workflows/forgeRun';
 import {
   ACTION_CONFIG_DEFAULTS,
+  FORGE_RUN_VERSION,
   forgeWorkflowId,
   type ForgeRunInput,
   type MarkRunResult,
@@ -162,7 +163,13 @@ const approval = (position: number): RunStepSpec => ({
 });
 
 function runOf(steps: RunStepSpec[], script: Script = {}) {
-  const input: ForgeRunInput = { tenantId: randomUUID(), runId: randomUUID(), steps, parameters: { env: 'test' } };
+  const input: ForgeRunInput = {
+    tenantId: randomUUID(),
+    runId: randomUUID(),
+    steps,
+    parameters: { env: 'test' },
+    version: FORGE_RUN_VERSION,
+  };
   scripts.set(input.runId, script);
   return { input, workflowId: forgeWorkflowId(input.runId), rec: recordOf(input.runId) };
 }
@@ -189,6 +196,40 @@ test('three actions run in order, once each: run running then completed, and the
   expect(rec.actions).toEqual([0, 1, 2].map((position) => ({ position, attempt: 1 })));
   expect(rec.steps).toEqual([]);
   expect(rec.openSteps).toEqual([]);
+});
+
+/** The details of each patch marker in a history (the SDK core writes them in plain JSON). */
+const patchMarkers = (events: temporal.api.history.v1.IHistoryEvent[]) =>
+  events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') return [];
+    return Object.values(marker.details!).flatMap((details) =>
+      details.payloads!.map((payload) => JSON.parse(Buffer.from(payload.data!).toString('utf8')) as unknown),
+    );
+  });
+
+test('a run naming its version records no patch marker, and one started without it (by an API before runs carried it) decides by both patch markers and runs the same way', async () => {
+  const versioned = runOf([action(0), action(1)]);
+  const unversioned = runOf([action(0), action(1)]);
+  delete unversioned.input.version;
+  const [versionedHistory, unversionedHistory] = await Promise.all(
+    [versioned, unversioned].map(async ({ input }) => {
+      const handle = await start(input);
+      await handle.result();
+      return (await handle.fetchHistory()).events!;
+    }),
+  );
+
+  expect(patchMarkers(versionedHistory)).toEqual([]);
+  expect(patchMarkers(unversionedHistory)).toEqual([
+    { id: 'action-marks-its-step', deprecated: false },
+    { id: 'action-marks-run', deprecated: false },
+  ]);
+  for (const { rec } of [versioned, unversioned]) {
+    expect(runStatuses(rec)).toEqual(['running', 'completed']);
+    expect(rec.actions).toEqual([0, 1].map((position) => ({ position, attempt: 1 })));
+    expect(rec.steps).toEqual([]);
+  }
 });
 
 test('an approve that arrives before the workflow reaches the approval step still counts: the run completes', async () => {
@@ -357,4 +398,8 @@ test("a run started by the code before the action activity marked its own step r
 
 test("a run started by the code before the first and last actions marked the run replays without a determinism error (its history keeps the workflow's run marks)", async () => {
   await replay('forgeRun-workflow-marks-run.history.bin');
+});
+
+test('a run of version 3 (it names its version in its input, and its history has no patch marker) replays without a determinism error', async () => {
+  await replay('forgeRun-v3.history.bin');
 });
