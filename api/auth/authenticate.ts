@@ -33,6 +33,13 @@ export type Identity =
   | { kind: 'api_key'; tenantId: string; key: CachedApiKey }
   | { kind: 'agent'; tenantId: string; clusterId: string; tokenId: string };
 
+const agentPrincipal = ({ tenantId, clusterId, tokenId }: Extract<Identity, { kind: 'agent' }>): Principal => ({
+  kind: 'agent',
+  tenantId,
+  clusterId,
+  tokenId,
+});
+
 /** One answer for every authentication failure, so nothing can be learned from it. */
 export const unauthorized = () => new ApiError('UNAUTHORIZED', 'Authentication required');
 
@@ -170,11 +177,29 @@ export class Authenticator {
     return identity.kind === 'api_key' ? apiKeyInForce(identity.key.keyId) : undefined;
   }
 
+  /**
+   * Who the caller is, when that takes no transaction: a signed-in user whose principal is
+   * cached, an agent. Undefined when `principal` must run in the tenant's transaction: a user
+   * not cached (upserted there), an API key (each transaction checks it is still in force).
+   */
+  principalWithoutTransaction(identity: Identity): Principal | undefined {
+    switch (identity.kind) {
+      case 'agent':
+        return agentPrincipal(identity);
+      case 'api_key':
+        return undefined;
+      case 'user': {
+        const cached = this.deps.sessionPrincipals.hit(sessionPrincipalKey(identity.claims));
+        return cached && { ...cached, expiresAt: identity.claims.expiresAt };
+      }
+    }
+  }
+
   /** Resolves who the caller is inside its tenant's transaction (users are upserted here). */
   async principal(trx: Knex.Transaction, identity: Identity): Promise<Principal> {
     switch (identity.kind) {
       case 'agent':
-        return { kind: 'agent', tenantId: identity.tenantId, clusterId: identity.clusterId, tokenId: identity.tokenId };
+        return agentPrincipal(identity);
       case 'api_key': {
         const permissions = expandScopes(identity.key.scopes);
         return {

@@ -73,15 +73,23 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRou
         const inTenant = <T>(work: (trx: Knex.Transaction) => Promise<T>) =>
           withTenant(deps.db, identity.tenantId, work, deps.authenticator.precondition(identity));
         let auth: Principal | undefined;
-        const principal = async (trx: Knex.Transaction) => {
-          auth = await deps.authenticator.principal(trx, identity);
+        const authorized = (found: Principal) => {
+          auth = found;
           authorize(auth, access);
           return auth;
         };
+        const principal = async (trx: Knex.Transaction) =>
+          authorized(await deps.authenticator.principal(trx, identity));
+        const onDemand = async () => {
+          // The handler opens its own transactions. The caller's principal takes one only when
+          // it is not known without (a user not cached, an API key).
+          const known = deps.authenticator.principalWithoutTransaction(identity);
+          const caller = known ? authorized(known) : await inTenant(principal);
+          return run(caller, undefined, inTenant);
+        };
         result = await (
           route.transaction === 'on-demand'
-            ? // Only the caller's principal is read in a transaction; the handler opens its own.
-              inTenant(principal).then((caller) => run(caller, undefined, inTenant))
+            ? onDemand()
             : // The whole request runs in one transaction under the caller's tenant.
               inTenant(async (trx) => run(await principal(trx), trx, inTenant))
         ).catch(async (err: unknown) => {

@@ -123,6 +123,16 @@ export class VersionedCache<V> {
     return value;
   }
 
+  /**
+   * `get`, counted as a hit when there is a value. A miss is left uncounted, for the load that
+   * follows it (`getOrLoad`, `getOrLoadCommitted`) to count.
+   */
+  hit(key: string): V | undefined {
+    const cached = this.get(key);
+    if (cached !== undefined) this.counters.hit();
+    return cached;
+  }
+
   /** `get`, counted as a hit or a miss. */
   private lookup(key: string): V | undefined {
     const cached = this.get(key);

@@ -36,6 +36,25 @@ test("a signed-in user's repeated request reads no user or role rows: one round 
   expect(sent.filter((sql) => /\busers\b|user_roles|team_roles|group_roles/.test(sql))).toEqual([]);
 });
 
+test("on a route that opens its own transactions, a signed-in user's repeated request opens none for its principal, while an API key's still checks that the key is in force", async () => {
+  const admin = await sessionToken({ tenant, email: `on-demand-${run}@p.test`, roles: ['admin'] });
+  const key = await callApi(api, admin.token, 'POST', '/admin/api-keys', {
+    name: `k-${run}`,
+    scopes: ['catalog:read'],
+  });
+  expect(key.status).toBe(201);
+  // Validating a manifest reads and writes nothing of its own.
+  const validate = (token: string) => callApi(api, token, 'POST', '/manifests/validate', { content: 'kind: Entity\n' });
+  const user = await sessionToken({ tenant, email: `validator-${run}@p.test`, roles: ['viewer'] });
+  const signIn = await sqlDuring(async () => expect((await validate(user.token)).status).toBe(200));
+  expect(signIn.filter((sql) => /\busers\b/.test(sql))).not.toEqual([]);
+  expect(await sqlDuring(async () => expect((await validate(user.token)).status).toBe(200))).toEqual([]);
+
+  await validate(key.body.token);
+  const byKey = await sqlDuring(async () => expect((await validate(key.body.token)).status).toBe(200));
+  expect(byKey[0]).toContain(`call api_key_in_force('${key.body.id}')`);
+});
+
 test('a role granted or taken away applies from the next request of a session that was cached before', async () => {
   const admin = await sessionToken({ tenant, email: `admin-${run}@p.test`, roles: ['admin'] });
   const user = await sessionToken({ tenant, email: `grantee-${run}@p.test` });
