@@ -158,18 +158,17 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
         if (started.status === 'rejected') throw started.reason;
         if (performed.status === 'rejected') throw performed.reason;
         const { output, lines } = performed.value;
-        // Each statement list goes out with BEGIN and COMMIT in one write (commitBehind).
+        // The step's marks (and the last one's run ending) go out with BEGIN and COMMIT in one
+        // write (commitBehind).
         return await inTenant(input, async (trx) => {
-          const marked = Promise.all([
-            appendLogs(trx, input.tenantId, input.runId, lines),
-            markStep(trx, input.runId, step.position, 'completed', { output }),
-          ]);
-          if (!input.completesRun) {
-            await commitBehind(trx, marked);
-            return undefined;
-          }
-          // Its first statement goes out with the marks: the run's status waits on nothing of theirs.
-          const [runWrite] = await Promise.all([markExistingRun(trx, input.runId, 'completed'), marked]);
+          const [runWrite] = await commitBehind(
+            trx,
+            Promise.all([
+              input.completesRun ? markExistingRun(trx, input.runId, 'completed') : undefined,
+              appendLogs(trx, input.tenantId, input.runId, lines),
+              markStep(trx, input.runId, step.position, 'completed', { output }),
+            ]),
+          );
           return runWrite;
         });
       } catch (err) {

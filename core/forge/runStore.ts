@@ -192,12 +192,21 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
     return (await trx('runs').where({ id: runId }).first('id')) ? 'already-finished' : 'not-visible';
   }
   // An ending first takes the row lock, then checks for an accepted cancel in its update: a
-  // statement after the lock's, so it sees a decision committed while it waited.
-  const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first<{ status: RunStatus }>('status');
+  // statement after the lock's, so it sees a decision committed while it waited. Both go out
+  // together, the lock first (a query is sent when its `then` is called); the update also skips
+  // a finished run, and the lock's answer tells why nothing was written.
+  const locked = trx('runs')
+    .where({ id: runId })
+    .forNoKeyUpdate()
+    .first<{ status: RunStatus } | undefined>('status')
+    .then((row) => row);
+  update
+    .whereNotIn('status', FINISHED_RUN)
+    .whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
+  const [run, written] = await Promise.all([locked, updated()]);
   if (!run) return 'not-visible';
   if (isFinished(run.status)) return 'already-finished';
-  update.whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
-  return (await updated()) ? 'written' : 'cancel-accepted';
+  return written ? 'written' : 'cancel-accepted';
 }
 
 /**

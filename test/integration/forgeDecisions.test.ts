@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertDecision, markRun } from '../../core/forge/runStore';
+import { insertDecision, lockRunForDecision, markRun } from '../../core/forge/runStore';
 import { withTenant } from '../../db/tenancy';
 import { useForgeSuite } from '../support/forgeRuns';
 import type { TestApi } from '../support/harness';
@@ -206,6 +206,34 @@ describe('decisions', () => {
       ),
     ).toBeUndefined();
   });
+  test('a cancel committed while an ending waits for the run row counts: the ending answers cancel-accepted and writes nothing', async () => {
+    const runId = await storeRunWithoutWorkflow();
+    await withTenant(api.deps.db, writerTenantId, (trx) => markRun(trx, runId, 'running'));
+    let commitCancel!: () => void;
+    const cancelHeld = new Promise<void>((resolve) => (commitCancel = resolve));
+    let lockTaken!: () => void;
+    const locked = new Promise<void>((resolve) => (lockTaken = resolve));
+    // The API's decision: the run row locked, the cancel inserted, the commit held back.
+    const deciding = withTenant(api.deps.db, writerTenantId, async (trx) => {
+      await lockRunForDecision(trx, runId);
+      await insertDecision(trx, { tenantId: writerTenantId, runId, kind: 'cancel', position: null, actor: 'racer' });
+      lockTaken();
+      await cancelHeld;
+    });
+    await locked;
+    const ending = withTenant(api.deps.db, writerTenantId, (trx) => markRun(trx, runId, 'completed'));
+    await until('the ending waits for the run row', 10, async () => {
+      const { rows } = await api.deps.db.raw(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"runs"%'`,
+      );
+      return rows.length > 0 || undefined;
+    });
+    commitCancel();
+    await deciding;
+    expect(await ending).toBe('cancel-accepted');
+    expect((await call(writer, 'GET', `/forge/runs/${runId}`)).body.status).toBe('running');
+  });
+
   test('a finished run takes no other status (already-finished), and a run that is not there none at all (not-visible)', async () => {
     const runId = await storeRunWithoutWorkflow();
     const outcome = (id: string, status: 'completed' | 'running' | 'awaiting_approval') =>
