@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
@@ -83,17 +83,37 @@ async function main(): Promise<void> {
       email: 'bench@bench.test',
       roles: ['admin'],
     });
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
+    // node:http, not fetch: the client shares this process (and the machine's two cores) with
+    // the API and the workers, and fetch's own CPU (undici, web streams) is not forge's.
+    const agent = new Agent({ keepAlive: true });
+    const send = (method: string, path: string, body?: unknown) =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const req = request(`${base}${path}`, {
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(payload !== undefined && { 'content-type': 'application/json' }),
+          },
+          timeout: RUN_DEADLINE_MS,
+        });
+        req
+          .on('response', resolve)
+          .on('error', reject)
+          .on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+        req.end(payload);
       });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+    const textOf = async (res: IncomingMessage) => {
+      res.setEncoding('utf8');
+      let text = '';
+      for await (const chunk of res) text += chunk;
+      return text;
+    };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await send(method, path, body);
+      const text = await textOf(res);
+      if (res.statusCode! >= 300) throw new Error(`${method} ${path} answered ${res.statusCode}: ${text}`);
       return (text ? JSON.parse(text) : undefined) as { id: string; status: string };
     };
 
@@ -108,16 +128,17 @@ async function main(): Promise<void> {
 
     /** The status the run's log stream ends with (its `end` event). */
     const streamedEnd = async (runId: string): Promise<string> => {
-      const res = await fetch(`${base}/forge/runs/${runId}/logs?follow=true`, {
-        headers: { authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(RUN_DEADLINE_MS),
-      });
-      if (res.status !== 200 || !res.body) throw new Error(`the log stream of run ${runId} answered ${res.status}`);
+      const res = await send('GET', `/forge/runs/${runId}/logs?follow=true`);
+      if (res.statusCode !== 200) throw new Error(`the log stream of run ${runId} answered ${res.statusCode}`);
+      res.setEncoding('utf8');
       let text = '';
-      for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
+      for await (const chunk of res) {
         text += chunk;
         const end = /event: end\ndata: (.*)\n\n/.exec(text);
-        if (end) return (JSON.parse(end[1]) as { status: string }).status;
+        if (end) {
+          res.destroy();
+          return (JSON.parse(end[1]) as { status: string }).status;
+        }
       }
       throw new Error(`the log stream of run ${runId} closed without its end event`);
     };
