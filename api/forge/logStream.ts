@@ -39,27 +39,54 @@ function admitStream(tenantId: string, cap: number): () => void {
 
 /**
  * Server-sent events of a run's log: every line so far, then new ones as they are committed, and
- * a final `end` event with the run's status once it has finished. The stream reads only when
- * woken (a notification that the run changed, see RunLogFollowers), each read a short
- * transaction of its own; it reads no more while the client's socket is not draining.
+ * a final `end` event with the run's status once it has finished. Undefined when the run is not
+ * there (or not the tenant's). The stream reads only when woken (a notification that the run
+ * changed, see RunLogFollowers), each read a short transaction of its own; it reads no more
+ * while the client's socket is not draining. Its first read, made before it answers, is also
+ * the check that the run exists: it follows first, so nothing committed after that read is
+ * missed.
  */
-export function streamRunLogs(
+export async function openRunLogStream(
   db: Knex,
   followers: RunLogFollowers,
   tenantId: string,
   runId: string,
   closed: Promise<void>,
   streamsPerTenant: number,
-): PassThrough {
+): Promise<PassThrough | undefined> {
   const release = admitStream(tenantId, streamsPerTenant);
-  const stream = new PassThrough();
   let open = true;
-  let changed = true;
+  let changed = false;
   let wakeUp = () => {};
   const unfollow = followers.follow(runId, () => {
     changed = true;
     wakeUp();
   });
+  const stop = () => {
+    unfollow();
+    release();
+  };
+  // One statement, so one snapshot: lines read with a finished status are complete.
+  const read = (afterId: number) => {
+    changed = false;
+    return withTenant(db, tenantId, (trx) =>
+      commitBehind(trx, readRunProgress(trx, runId, { afterId, limit: LINES_PER_READ })),
+    );
+  };
+  let progress: Awaited<ReturnType<typeof read>>;
+  try {
+    await followers.ready();
+    progress = await read(0);
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  if (!progress.status) {
+    stop();
+    return undefined;
+  }
+
+  const stream = new PassThrough();
   void closed.then(() => {
     open = false;
     wakeUp();
@@ -83,36 +110,30 @@ export function streamRunLogs(
   void (async () => {
     let lastId = 0;
     try {
-      await followers.ready();
       while (open) {
-        await nextChange();
-        if (!open) break;
-        changed = false;
-        // One statement, so one snapshot: lines read with a finished status are complete.
-        const { status, lines } = await withTenant(db, tenantId, (trx) =>
-          commitBehind(trx, readRunProgress(trx, runId, { afterId: lastId, limit: LINES_PER_READ })),
-        );
-        for (const line of lines) {
+        for (const line of progress.lines) {
           lastId = line.id;
           if (!send(null, line.id, line)) await closedOrDrained();
           if (!open) break;
         }
-        if (lines.length === LINES_PER_READ) {
-          changed = true; // more to catch up on
-          continue;
+        if (!open) break;
+        // A full read: more to catch up on.
+        if (progress.lines.length < LINES_PER_READ) {
+          if (!progress.status || isFinished(progress.status)) {
+            send('end', null, { status: progress.status ?? null });
+            break;
+          }
+          await nextChange();
+          if (!open) break;
         }
-        if (!status || isFinished(status)) {
-          send('end', null, { status: status ?? null });
-          break;
-        }
+        progress = await read(lastId);
       }
     } catch (err) {
       send('error', null, { message: 'log stream failed' });
       stream.destroy(err as Error);
       return;
     } finally {
-      unfollow();
-      release();
+      stop();
     }
     stream.end();
   })();

@@ -15,7 +15,7 @@ import {
 } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { runLogFollowers } from './logFollowers';
-import { streamRunLogs } from './logStream';
+import { openRunLogStream } from './logStream';
 import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
 
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
@@ -139,27 +139,27 @@ export const runRoutes = [
     handler: async ({ auth, params, query, deps, ctx, inTenant }) => {
       const window = shapeDWindow(query);
       const afterId = afterLineId(window.afterId);
-      const rows = await inTenant(async (trx) => {
-        if (!(await runStatus(trx, params.runId))) throw notFound('Run');
-        // One more than asked: it only tells whether there is a next page.
-        return query.follow ? [] : listLogs(trx, params.runId, { afterId, limit: query.limit + 1 });
-      });
       if (!query.follow) {
+        const rows = await inTenant(async (trx) => {
+          if (!(await runStatus(trx, params.runId))) throw notFound('Run');
+          // One more than asked: it only tells whether there is a next page.
+          return listLogs(trx, params.runId, { afterId, limit: query.limit + 1 });
+        });
         const page = shapeDPage(
           rows.map((line) => ({ id: String(line.id), item: line })),
           window,
         );
         return { lines: page.items, next_cursor: page.next_cursor };
       }
-      const followers = runLogFollowers(deps.changes);
-      const stream = streamRunLogs(
+      const stream = await openRunLogStream(
         deps.db,
-        followers,
+        runLogFollowers(deps.changes),
         auth.tenantId,
         params.runId,
         closedBy(ctx.req),
         deps.config.forge.logStreamsPerTenant,
       );
+      if (!stream) throw notFound('Run');
       ctx.type = 'text/event-stream';
       ctx.set('Cache-Control', 'no-cache');
       ctx.req.socket.setTimeout(0);

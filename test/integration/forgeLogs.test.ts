@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendLogs, listLogs, markRun, markStep } from '../../core/forge/runStore';
 import { createPool } from '../../db/pool';
@@ -184,6 +185,32 @@ describe('logs', () => {
     } finally {
       api.deps.db.off('query', countLogReads);
     }
+  }, 30_000);
+
+  test('following a run that is not there is a 404 that holds no stream, and a run that is there opens with one read of the database: its status and its lines so far', async () => {
+    for (let i = 0; i <= STREAM_CAP; i++) {
+      const missing = await follow(randomUUID());
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    }
+    const runId = await storeRunWithoutWorkflow();
+    await appendOutside(runId, 'before');
+    await withTenant(outside, writerTenantId, (trx) => markRun(trx, runId, 'completed'));
+    const sent: string[] = [];
+    const record = (query: { sql: string }) => sent.push(query.sql);
+    api.deps.db.on('query', record);
+    try {
+      const events = sseEvents(await follow(runId));
+      expect((await events.next()).value).toEqual(
+        expect.objectContaining({ data: expect.objectContaining({ message: 'before' }) }),
+      );
+      expect((await events.next()).value).toEqual({ event: 'end', id: undefined, data: { status: 'completed' } });
+    } finally {
+      api.deps.db.off('query', record);
+    }
+    expect(sent.filter((sql) => !/^(begin;|COMMIT)/.test(sql))).toEqual([
+      expect.stringMatching(/ from "runs" as "r" /),
+    ]);
   }, 30_000);
 
   test(`a tenant holds at most SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (${STREAM_CAP}) streams at once: one more is a 429 with Retry-After; closing one admits another`, async () => {
