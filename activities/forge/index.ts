@@ -64,24 +64,30 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       const lineOf = (message: string, level: LogLevel = 'info') => ({ position: step.position, level, message });
-      /** The step marked running with the line that opens its log; true when the run had already ended. */
+      /**
+       * The step marked running with the line that opens its log, and the first step's run marked
+       * running, in one write; true when the run had already ended. Its steps have then ended
+       * too (so the step's mark changes nothing), and its log takes no line.
+       */
       const markStarted = inTenant(input, async (trx) => {
-        if (input.startsRun && (await markExistingRun(trx, input.runId, 'running')) === 'already-finished') {
-          return true;
-        }
-        await commitBehind(
+        const [runWrite] = await commitBehind(
           trx,
           Promise.all([
+            input.startsRun ? markExistingRun(trx, input.runId, 'running') : undefined,
             markStep(trx, input.runId, step.position, 'running'),
-            appendLogs(trx, input.tenantId, input.runId, [
-              lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`),
-            ]),
+            appendLogs(
+              trx,
+              input.tenantId,
+              input.runId,
+              [lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`)],
+              { whileRunOpen: input.startsRun },
+            ),
             // Lost in a crash before the step's next write, these marks are superseded by it (the
             // retried attempt's, or the workflow's failure marks); else that write flushes them.
             commitWithoutFlush(trx),
           ]),
         );
-        return false;
+        return runWrite === 'already-finished';
       });
       markStarted.catch(() => {}); // awaited on every path below
       /** Lines of the action's own, after the line that opens the log. */

@@ -185,11 +185,18 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   // followers, who are told at commit anyway).
   const updated = async () => (await Promise.all([update, notifyRunChanged(trx, runId)]))[0] > 0;
   if (status !== 'completed' && status !== 'failed') {
-    // One statement: the update skips a finished run, which it checks on the row version it
-    // waited for should a decision hold the row.
-    update.whereNotIn('status', FINISHED_RUN);
-    if (await updated()) return 'written';
-    return (await trx('runs').where({ id: runId }).first('id')) ? 'already-finished' : 'not-visible';
+    // One statement, sent with the notification: the update skips a finished run, which it
+    // checks on the row version it waited for should a decision hold the row, and the same
+    // statement tells a finished run from one that is not there.
+    const [{ rows }] = await Promise.all([
+      trx.raw<{ rows: { written: boolean; visible: boolean }[] }>(
+        'with written as (?) select exists (select from written) as written, exists (select from runs where id = ?) as visible',
+        [update.whereNotIn('status', FINISHED_RUN).returning('id'), runId],
+      ),
+      notifyRunChanged(trx, runId),
+    ]);
+    if (rows[0].written) return 'written';
+    return rows[0].visible ? 'already-finished' : 'not-visible';
   }
   // An ending first takes the row lock, then checks for an accepted cancel in its update: a
   // statement after the lock's, so it sees a decision committed while it waited. Both go out
@@ -277,6 +284,8 @@ const lockRunLog = (trx: Knex, runId: string) =>
  * `id > last seen` (the log stream) never passes over a line committed late. `once`: a line
  * already in the log is not added again (the workflow's own lines, such as a decision, which a
  * retried workflow task would otherwise log twice); script output may repeat itself.
+ * `whileRunOpen`: nothing is added to a run that has finished, as its statement finds it (a
+ * line sent in the same write as the status update that decides whether the run goes on).
  * Followers of the log (the API's log streams) are told at commit, on RUN_CHANGES_CHANNEL.
  */
 export async function appendLogs(
@@ -284,7 +293,7 @@ export async function appendLogs(
   tenantId: string,
   runId: string,
   lines: LogLine[],
-  options: { once?: boolean } = {},
+  options: { once?: boolean; whileRunOpen?: boolean } = {},
 ): Promise<void> {
   if (!lines.length) return;
   let fresh = lines;
@@ -313,8 +322,18 @@ export async function appendLogs(
      from turn, told,
           rows from (jsonb_to_recordset(?::jsonb) as (position integer, level text, message text))
             with ordinality as line (position, level, message, n)
+     ${options.whileRunOpen ? 'where exists (select from runs where id = ? and status <> all (?::text[]))' : ''}
      order by line.n`,
-    [RUN_LOG_LOCK, runId, RUN_CHANGES_CHANNEL, runId, tenantId, runId, JSON.stringify(fresh.map(logRow))],
+    [
+      RUN_LOG_LOCK,
+      runId,
+      RUN_CHANGES_CHANNEL,
+      runId,
+      tenantId,
+      runId,
+      JSON.stringify(fresh.map(logRow)),
+      ...(options.whileRunOpen ? [runId, [...FINISHED_RUN]] : []),
+    ],
   );
 }
 

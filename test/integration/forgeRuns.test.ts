@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { failUnstartedRun } from '../../core/forge/runStore';
-import { forgeWorkflowId, type RunStepSpec } from '../../core/forge/types';
+import { FORGE_RUN_VERSION, forgeWorkflowId, type RunStepSpec } from '../../core/forge/types';
 import { withTenant } from '../../db/tenancy';
 import { TASK_QUEUES } from '../../core/taskQueues';
 import { useForgeSuite } from '../support/forgeRuns';
@@ -273,7 +273,9 @@ describe('a workflow without its run', () => {
     api.deps.temporal.workflow.start('forgeRun', {
       taskQueue: TASK_QUEUES.forge,
       workflowId: forgeWorkflowId(runId),
-      args: [{ tenantId: writerTenantId, runId, steps: [neverStep(runId)], parameters: {} }],
+      args: [
+        { tenantId: writerTenantId, runId, steps: [neverStep(runId)], parameters: {}, version: FORGE_RUN_VERSION },
+      ],
     });
 
   test('fails at its first write and runs no action: the API commits every run before starting its workflow', async () => {
@@ -284,12 +286,15 @@ describe('a workflow without its run', () => {
   }, 60_000);
 
   test('a run the API ended because its start seemed to fail runs no action when its workflow starts after all: the first action finds it finished', async () => {
-    const runId = await storeRunWithoutWorkflow();
+    const runId = await storeRunWithoutWorkflow([
+      { position: 0, name: 'never', type: 'api-call', config: {}, requiresApproval: false },
+    ]);
     await withTenant(api.deps.db, writerTenantId, (trx) => failUnstartedRun(trx, runId, 'could not start'));
     await (await startWorkflow(runId)).result();
     expect(target.requests.map((r) => r.path)).not.toContain(`/orphan-${runId}`);
     const { body } = await call(writer, 'GET', `/forge/runs/${runId}`);
     expect(body).toEqual(expect.objectContaining({ status: 'failed', error: 'could not start' }));
+    expect(body.steps.map((step: { status: string }) => step.status)).toEqual(['skipped']);
     expect(await logMessages(runId)).toEqual([]);
   }, 60_000);
 });
