@@ -235,7 +235,7 @@ describe('log lines dropped', () => {
   let destination: LineDestination;
   beforeAll(async () => {
     destination = new LineDestination(openSync('/dev/null', 'w'), {
-      chunkChars: 1 << 20,
+      chunkBytes: 1 << 20,
       lingerMs: 600_000,
       maxPendingChars: 300,
     });

@@ -15,7 +15,7 @@ test('lines written into a full non-blocking pipe all arrive, in order', async (
   const readFd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
   const writeFd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
   try {
-    const destination = new LineDestination(writeFd, { chunkChars: 4096, lingerMs: 5, maxPendingChars: 1 << 26 });
+    const destination = new LineDestination(writeFd, { chunkBytes: 4096, lingerMs: 5, maxPendingChars: 1 << 26 });
     // ~1 MB against a pipe of 64 KiB, in bursts, while nobody reads.
     for (let burst = 0; burst < 20; burst++) {
       for (let i = burst * 1000; i < (burst + 1) * 1000; i++)
@@ -46,7 +46,7 @@ test('lines written into a full non-blocking pipe all arrive, in order', async (
 test('lines beyond the pending limit are dropped and counted, not queued', () => {
   // Left open: the destination writes what is pending to its descriptor when the process exits.
   const fd = openSync('/dev/null', 'w');
-  const destination = new LineDestination(fd, { chunkChars: 1 << 20, lingerMs: 60_000, maxPendingChars: 100 });
+  const destination = new LineDestination(fd, { chunkBytes: 1 << 20, lingerMs: 60_000, maxPendingChars: 100 });
   expect([destination.write('a'.repeat(60)), destination.write('b'.repeat(60))]).toEqual([true, false]);
   expect(destination.dropped).toBe(1);
 });

@@ -61,6 +61,17 @@ test('lines arrive whole and in order across many writes, multi-byte text includ
   expect(lines.every((line, i) => line.i === i && line.text === 'ünïcødé ✓ '.repeat(i % 7))).toBe(true);
 });
 
+test('a line longer than a chunk (a long stack, a big error) arrives whole, in order with the lines around it', async () => {
+  // 100 KiB lines (some multi-byte) between short ones: each needs a chunk of its own size.
+  const lines = await withLogger(
+    `for (let i = 0; i < 30; i++) log.info({ i, text: (i % 2 ? 'ü' : 'x').repeat(i % 3 ? 10 : 100 * 1024) }, 'mixed');`,
+  );
+  expect(lines.map((line) => [line.i, (line.text as string).length])).toEqual(
+    Array.from({ length: 30 }, (_, i) => [i, i % 3 ? 10 : 100 * 1024]),
+  );
+  expect(lines.every((line, i) => (line.text as string)[0] === (i % 2 ? 'ü' : 'x'))).toBe(true);
+});
+
 test('a reader that stalls for a second loses no line and gets them in order', async () => {
   // 40 bursts of 500 lines, 10 ms apart: far more than a pipe holds while nobody reads.
   const lines = await withLogger(
