@@ -219,12 +219,15 @@ describe('HTTP foundation', () => {
   test('/healthz answers at the root, outside /api/v1', async () => {
     const res = await fetch(`${api.url}/healthz`);
     expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('content-length')).toBe('15');
     expect(await jsonOf(res)).toEqual({ status: 'ok' });
   });
 
   test('/healthz answers HEAD without a body, and another method with a 405 naming GET and HEAD', async () => {
     const head = await fetch(`${api.url}/healthz`, { method: 'HEAD' });
     expect([head.status, await head.text()]).toEqual([200, '']);
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const post = await fetch(`${api.url}/healthz`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
