@@ -117,7 +117,7 @@ export async function openRunLogStream(
           if (!open) break;
         }
         if (!open) break;
-        // A full read: more to catch up on.
+        // A full read means more to catch up on, read at once; anything less is all there is.
         if (progress.lines.length < LINES_PER_READ) {
           if (!progress.status || isFinished(progress.status)) {
             send('end', null, { status: progress.status ?? null });
