@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app';
+import { answerClientErrors } from './http/clientErrors';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
 import { closeDeps, createDeps } from './deps';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config, 'api');
   const deps = await createDeps(config, logger);
   const server = createServer(buildApp(deps).callback());
+  answerClientErrors(server);
   server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   // SHIPYARD_METRICS_PORT: /metrics on a listener of its own (e.g. loopback only), not on PORT.
   const { port: metricsPort, host: metricsHost } = config.metrics;

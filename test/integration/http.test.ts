@@ -1,6 +1,7 @@
 import { apiRoutes } from '../../api/routes';
 import { defineRoute } from '../../api/http/route';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { callApi, jsonOf, sessionToken, startApi, testConfig, testDeps, type TestApi } from '../support/harness';
 
 // Routes that exist only here, to drive the shared middleware chain: validation, errors, limits.
@@ -214,6 +215,23 @@ describe('HTTP foundation', () => {
     expect(kept.headers.get('x-request-id')).toBe('trace-123');
     const replaced = await fetch(`${api.url}/healthz`, { headers: { 'x-request-id': 'bad id\twith tab' } });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("a request Node's parser refuses still gets the error envelope: 431 for a head over the size limit, 400 for one that is not HTTP", async () => {
+    const huge = await fetch(`${api.url}/api/v1/search?q=${'x'.repeat(20 * 1024)}`);
+    expect(huge.status).toBe(431);
+    expect(huge.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = await jsonOf(huge);
+    expectEnvelope(body, 'REQUEST_HEADERS_TOO_LARGE');
+    expect(body.error.request_id).toBe(huge.headers.get('x-request-id'));
+
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    socket.end('NOT HTTP AT ALL\r\n\r\n');
+    let raw = '';
+    for await (const chunk of socket) raw += chunk;
+    const [head, text] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expectEnvelope(JSON.parse(text), 'INVALID_REQUEST');
   });
 
   test('/healthz answers at the root, outside /api/v1', async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
+import { answerClientErrors } from '../../api/http/clientErrors';
 import { loadConfig, type Config } from '../../core/config';
 import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
@@ -43,6 +44,7 @@ export async function startApi(options: { deps?: AppDeps; routes?: RouteDefiniti
   const contract = responseContract(withApiReference(options.routes ?? apiRoutes));
   app.middleware.unshift(contract.middleware);
   const server: Server = createServer(app.callback());
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
