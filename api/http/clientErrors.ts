@@ -25,7 +25,8 @@ export function answerClientErrors(server: Server): void {
   const nextRequestId = requestIdSource();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const answering = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage;
-    if (!socket.writable || answering?.headersSent) {
+    // A reset connection (the client left) takes no answer, nor does one already answering.
+    if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
       socket.destroy();
       return;
     }
