@@ -36,8 +36,6 @@ export async function up(knex: Knex): Promise<void> {
     );
     create index repositories_by_name on repositories (tenant_id, name, id);
     create index repositories_due on repositories (next_crawl_at);
-    -- An entity's README and docs: the repositories its links point at.
-    create index repositories_by_page on repositories (tenant_id, html_url);
     -- Deleting an integration cascades to its repositories.
     create index repositories_by_integration on repositories (integration_id);
     create index repositories_topics on repositories using gin (topics);
