@@ -1,7 +1,7 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERROR_STATUS, type ErrorCode } from '../../core/errors';
-import type { ErrorEnvelope } from './errorHandler';
+import { errorEnvelope } from './errorHandler';
 import { requestIdSource } from './requestIds';
 
 /** What Node's parser refused, as our error codes; anything else it refuses is a bad request. */
@@ -33,8 +33,7 @@ export function answerClientErrors(server: Server): void {
     const { code, message } = PARSER_ERRORS[err.code ?? ''] ?? MALFORMED;
     const status = ERROR_STATUS[code];
     const requestId = nextRequestId();
-    const envelope: ErrorEnvelope = { error: { code, message, details: [], request_id: requestId } };
-    const body = JSON.stringify(envelope);
+    const body = JSON.stringify(errorEnvelope(code, message, [], requestId));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +

@@ -32,6 +32,14 @@ export const errorEnvelopeSchema = {
 
 export type ErrorEnvelope = FromSchema<typeof errorEnvelopeSchema>;
 
+/** The one error body, for `code`. */
+export const errorEnvelope = (
+  code: ErrorCode,
+  message: string,
+  details: ErrorEnvelope['error']['details'],
+  requestId: string,
+): ErrorEnvelope => ({ error: { code, message, details, request_id: requestId } });
+
 /**
  * What no route answered becomes an error envelope. The API's allowedMethods sets the status
  * and the Allow header: 405 for a method the path does not serve, 501 for one the router has
@@ -61,17 +69,14 @@ export function errorHandler(): Middleware {
       const apiError = err instanceof ApiError ? err : null;
       if (!apiError) ctx.state.log?.error({ err }, 'unhandled error');
       const code: ErrorCode = apiError?.code ?? 'INTERNAL';
-      const body: ErrorEnvelope = {
-        error: {
-          code,
-          message: apiError?.message ?? 'Internal server error',
-          details: apiError?.details ?? [],
-          request_id: ctx.state.requestId,
-        },
-      };
       ctx.status = ERROR_STATUS[code];
       ctx.set(apiError?.headers ?? {});
-      ctx.body = body;
+      ctx.body = errorEnvelope(
+        code,
+        apiError?.message ?? 'Internal server error',
+        apiError?.details ?? [],
+        ctx.state.requestId,
+      );
     }
   };
 }
