@@ -180,18 +180,17 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
       error: error ?? null,
       started_at: trx.raw('coalesce(started_at, now())'),
       finished_at: isFinished(status) ? trx.fn.now() : null,
-    });
+    })
+    // It skips a finished run, checked on the row version it waited for should a decision hold the row.
+    .whereNotIn('status', FINISHED_RUN);
   // Each update goes out with the notification (a run left as it was changes nothing for its
   // followers, who are told at commit anyway).
-  const updated = async () => (await Promise.all([update, notifyRunChanged(trx, runId)]))[0] > 0;
   if (status !== 'completed' && status !== 'failed') {
-    // One statement, sent with the notification: the update skips a finished run, which it
-    // checks on the row version it waited for should a decision hold the row, and the same
-    // statement tells a finished run from one that is not there.
+    // One statement, which also tells a finished run from one that is not there.
     const [{ rows }] = await Promise.all([
       trx.raw<{ rows: { written: boolean; visible: boolean }[] }>(
         'with written as (?) select exists (select from written) as written, exists (select from runs where id = ?) as visible',
-        [update.whereNotIn('status', FINISHED_RUN).returning('id'), runId],
+        [update.returning('id'), runId],
       ),
       notifyRunChanged(trx, runId),
     ]);
@@ -200,20 +199,18 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   }
   // An ending first takes the row lock, then checks for an accepted cancel in its update: a
   // statement after the lock's, so it sees a decision committed while it waited. Both go out
-  // together, the lock first (a query is sent when its `then` is called); the update also skips
-  // a finished run, and the lock's answer tells why nothing was written.
+  // together, the lock first (a query is sent when its `then` is called); the lock's answer
+  // tells why nothing was written.
   const locked = trx('runs')
     .where({ id: runId })
     .forNoKeyUpdate()
     .first<{ status: RunStatus } | undefined>('status')
     .then((row) => row);
-  update
-    .whereNotIn('status', FINISHED_RUN)
-    .whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
-  const [run, written] = await Promise.all([locked, updated()]);
+  update.whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
+  const [run, written] = await Promise.all([locked, update, notifyRunChanged(trx, runId)]);
   if (!run) return 'not-visible';
   if (isFinished(run.status)) return 'already-finished';
-  return written ? 'written' : 'cancel-accepted';
+  return written > 0 ? 'written' : 'cancel-accepted';
 }
 
 /**
