@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, visit, type Document } from 'yaml';
+import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Scalar, visit } from 'yaml';
 import type { RelationRef } from '../catalog/entityRules';
 import type { EntityInput, EntityReadme, EntityView } from '../catalog/types';
 import { invalid } from '../errors';
@@ -180,9 +180,36 @@ export function parseYamlStream(text: string): YamlDocument[] {
   return read;
 }
 
+/**
+ * Characters YAML output must escape that the `yaml` package writes raw (it escapes what
+ * JSON.stringify does, C0 controls and lone surrogates): DEL and the C1 controls, which are not
+ * printable; NEL, LS and PS, which a YAML 1.1 reader (PyYAML) takes for line breaks; the BOM,
+ * which may not appear inside a document; U+FFFE and U+FFFF, which are not characters. A
+ * strict reader refuses the whole document over one of them.
+ */
+const WRITTEN_RAW = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+const NAMED_ESCAPES: Record<string, string> = { '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P' };
+
+const escapeInDoubleQuotes = (char: string): string => {
+  const code = char.charCodeAt(0);
+  return NAMED_ESCAPES[char] ?? (code <= 0xff ? `\\x${code.toString(16)}` : `\\u${code.toString(16)}`);
+};
+
 /** YAML text of one or many documents (a stream separated by `---`). */
 export const renderYaml = (documents: unknown[]): string =>
-  documents.map((document) => stringify(document, { lineWidth: 0 })).join('---\n');
+  documents
+    .map((value) => {
+      const document = new Document(value);
+      // Only double-quoted scalars have escapes: a string carrying such a character is written
+      // double-quoted, so each one left raw in the text is inside quotes and can be escaped there.
+      visit(document, {
+        Scalar(_, node) {
+          if (typeof node.value === 'string' && WRITTEN_RAW.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+        },
+      });
+      return document.toString({ lineWidth: 0 }).replace(new RegExp(WRITTEN_RAW, 'g'), escapeInDoubleQuotes);
+    })
+    .join('---\n');
 
 /**
  * The entity a manifest declares. A manifest states the whole entity: a field it leaves out is

@@ -97,6 +97,18 @@ test('convert turns a Backstage descriptor into our manifests with warnings, sto
   expect(valid.body.valid).toBe(true);
 });
 
+test('convert escapes the control characters a descriptor carries, so strict YAML readers accept its content', async () => {
+  // JSON-escaped in the request: C1 controls (NEL among them) and a line separator in a title.
+  const title = 'Pay\u0085ments \u009b2J\u2028desk';
+  const descriptor = `apiVersion: backstage.io/v1alpha1\nkind: Component\nmetadata: {name: ${uniqueId('cc')}, title: "${title}"}\nspec: {type: service}\n`;
+  const res = await send('/manifests/convert', descriptor, {}, suite.viewerA.token);
+  expect(res.status).toBe(200);
+  expect(res.body.content).not.toMatch(/[\x7f-\x9f\u2028\u2029]/);
+  expect(res.body.content).toContain('name: "Pay\\Nments \\x9b2J\\Ldesk"');
+  expect(parse(res.body.content, { version: '1.1' })).toEqual(res.body.documents[0].manifest);
+  expect(res.body.documents[0].manifest.metadata.name).toBe('Pay\u0085ments \u009b2J\u2028desk');
+});
+
 test('an import of a Backstage descriptor with a bad document applies the others, relations in any order, and reports each', async () => {
   const prefix = uniqueId('bs');
   const bad = `apiVersion: backstage.io/v1alpha1\nkind: Component\nmetadata: {name: ${prefix}-bad}\nspec: {type: service, owner: 42}\n`;

@@ -1,4 +1,4 @@
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import type { EntityView } from '../../core/catalog/types';
 import { entityInputOf, manifestOfEntity, parseYamlStream, renderYaml, tooDeepAt } from '../../core/manifests/format';
 import { readManifestDocuments } from '../../core/manifests/manifestRules';
@@ -121,6 +121,24 @@ test('several manifests render as one stream that reads back document by documen
   const [one, two] = [fullManifest('one'), minimalManifest('two')].map((text) => readManifestDocuments(text)[0]);
   const stream = renderYaml([one.manifest, two.manifest]);
   expect(readManifestDocuments(stream).map((d) => d.manifest)).toEqual([one.manifest, two.manifest]);
+});
+
+test('characters YAML may not carry raw are escaped inside double quotes, keys included, and read back', () => {
+  // DEL and the C1 controls (NEL among them), LS, PS, the BOM, U+FFFE and U+FFFF: the yaml package
+  // writes each raw, and PyYAML refuses the document (or reads NEL, LS and PS as line breaks).
+  const awkward = ['\x7f', ...Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x80 + i))]
+    .concat(['\u2028', '\u2029', '\ufeff', '\ufffe', '\uffff'])
+    .join('');
+  const value = { [`k\x85ey`]: `a${awkward}b`, alone: '\ufffe', list: ['\u2028', 'plain', 'tab\tand\u00e9'] };
+  const text = renderYaml([value, { second: '\x9f' }]);
+  expect(text).not.toMatch(/[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/);
+  expect(text).toContain('"k\\Ney": "a\\x7f\\x80');
+  expect(text).toContain('alone: "\\ufffe"');
+  // Strings without them keep the style the yaml package chose.
+  expect(text).toContain('- "\\L"\n  - plain\n  - tab\tandé\n');
+  for (const version of ['1.1', '1.2'] as const) {
+    expect(parseAllDocuments(text, { version }).map((doc) => doc.toJS())).toEqual([value, { second: '\x9f' }]);
+  }
 });
 
 test('text nested deeper than 64 levels is refused as a whole before the YAML parser sees it', () => {
