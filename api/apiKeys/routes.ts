@@ -1,7 +1,7 @@
 import { createApiKey, revokeApiKeyAudited } from '../../core/apiKeys/commands';
 import { listApiKeys } from '../../core/apiKeys/store';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import {
   apiKeyListQuery,
   apiKeyListSchema,
@@ -34,7 +34,15 @@ export const apiKeyRoutes = [
     access: 'admin:write',
     summary: 'Create an API key; the full token is in this response only',
     body: createApiKeySchema,
-    responses: { 201: { description: '`{id, name, token, scopes}`', schema: createdApiKeySchema } },
+    responses: {
+      201: {
+        description: '`{id, name, token, scopes}`',
+        schema: createdApiKeySchema,
+        links: linksTo(['POST /admin/api-keys/{id}/revoke', 'DELETE /admin/api-keys/{id}'], {
+          id: '$response.body#/id',
+        }),
+      },
+    },
     handler: ({ db, auth, body }) =>
       createApiKey(db, auth, {
         name: body.name,

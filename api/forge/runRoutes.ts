@@ -13,7 +13,7 @@ import {
   shapeDPage,
   shapeDWindow,
 } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import { runLogFollowers } from './logFollowers';
 import { openRunLogStream } from './logStream';
 import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
@@ -63,7 +63,20 @@ export const runRoutes = [
     // No connection is held while Temporal starts the workflow (core/forge/commands.ts).
     transaction: 'on-demand',
     responses: {
-      201: { description: 'The run, created and started', schema: runSchema },
+      201: {
+        description: 'The run, created and started',
+        schema: runSchema,
+        links: linksTo(
+          [
+            'GET /forge/runs/{runId}',
+            'GET /forge/runs/{runId}/logs',
+            'POST /forge/runs/{runId}/approve',
+            'POST /forge/runs/{runId}/reject',
+            'POST /forge/runs/{runId}/cancel',
+          ],
+          { runId: '$response.body#/id' },
+        ),
+      },
       503: { description: 'The workflow could not be started: the run is marked failed' },
     },
     handler: async ({ auth, body, deps, ctx }) => {

@@ -26,7 +26,23 @@ export interface ResponseSpec {
   schema?: Schema;
   /** Instead of `schema`, for a body that is not JSON (an HTML page, an event stream). */
   contentType?: string;
+  /**
+   * The routes this response gives the path parameters of (OpenAPI links), for clients and for
+   * schemathesis's stateful phase, which otherwise meets only 404s there: each names a route
+   * (`GET /manifests/{id}`) and where each of its parameters comes from, as an OpenAPI runtime
+   * expression (`$response.body#/manifest/id`, `$request.path.id`).
+   */
+  links?: ResponseLink[];
 }
+
+export interface ResponseLink {
+  to: `${HttpMethod} /${string}`;
+  parameters: Record<string, string>;
+}
+
+/** Links to each of `routes`, all taking the same path parameters from this response. */
+export const linksTo = (routes: ResponseLink['to'][], parameters: Record<string, string>): ResponseLink[] =>
+  routes.map((to) => ({ to, parameters }));
 
 /** Timestamps leave the stores as Dates and are serialized as ISO strings. */
 type ResponseDerivation = {

@@ -13,7 +13,7 @@ import { analyzeManifest } from '../../core/manifests/qualityRules';
 import { getManifest, listManifests } from '../../core/manifests/store';
 import type { ManifestDocument } from '../../core/manifests/types';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import { entityRefParams } from '../catalog/schemas';
 import {
   analysisSchema,
@@ -144,7 +144,13 @@ export const manifestRoutes = [
       'Apply one manifest: creates or updates the entity it declares (by service_id, `source: manifest`). A field it leaves out is cleared; applying it again changes nothing',
     body: manifestBodySchema,
     responses: {
-      200: { description: '`result` says whether the entity was created or updated', schema: appliedManifestSchema },
+      200: {
+        description: '`result` says whether the entity was created or updated',
+        schema: appliedManifestSchema,
+        links: linksTo(['GET /manifests/{id}', 'PUT /manifests/{id}', 'DELETE /manifests/{id}'], {
+          id: '$response.body#/manifest/id',
+        }),
+      },
     },
     handler: ({ db, auth, body }) => createManifest(db, auth, body),
   }),

@@ -1,4 +1,4 @@
-import type { RouteDefinition, Schema } from '../http/route';
+import type { ResponseLink, RouteDefinition, Schema } from '../http/route';
 import { errorEnvelopeSchema } from '../http/errorHandler';
 import { API_PREFIX } from '../http/router';
 
@@ -17,19 +17,45 @@ function parameters(route: RouteDefinition) {
   return [...fromSchema(route.params, 'path'), ...fromSchema(route.query, 'query')];
 }
 
-function operation(route: RouteDefinition) {
+const operationId = (method: string, path: string) =>
+  `${method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`;
+
+const pathParameters = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+
+/**
+ * A response's links as OpenAPI link objects, by the operationId of their target. A link to a
+ * route that does not exist, or whose parameters are not exactly the target's path parameters,
+ * stops the document from being built.
+ */
+function linkObjects(from: RouteDefinition, links: ResponseLink[], routeKeys: Set<string>) {
+  return Object.fromEntries(
+    links.map(({ to, parameters }) => {
+      const [method, path] = to.split(' ');
+      const expected = pathParameters(path).sort().join(',');
+      if (!routeKeys.has(to) || Object.keys(parameters).sort().join(',') !== expected) {
+        throw new Error(`${from.method} ${from.path} links to ${to}, which is no route taking exactly {${expected}}`);
+      }
+      const target = operationId(method, path);
+      return [target, { operationId: target, parameters }];
+    }),
+  );
+}
+
+function operation(route: RouteDefinition, routeKeys: Set<string>) {
   const responses = Object.fromEntries(
-    Object.entries(route.responses).map(([status, { description, schema, contentType }]) => [
+    Object.entries(route.responses).map(([status, { description, schema, contentType, links }]) => [
       status,
-      schema
-        ? { description, content: { 'application/json': { schema } } }
-        : contentType
-          ? { description, content: { [contentType]: {} } }
-          : { description },
+      {
+        description,
+        ...(schema
+          ? { content: { 'application/json': { schema } } }
+          : contentType && { content: { [contentType]: {} } }),
+        ...(links && { links: linkObjects(route, links, routeKeys) }),
+      },
     ]),
   );
   return {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+    operationId: operationId(route.method, route.path),
     summary: route.summary,
     tags: [route.tag],
     parameters: parameters(route),
@@ -53,9 +79,10 @@ function operation(route: RouteDefinition) {
 
 /** The OpenAPI 3.1 document, derived from the same route declarations that validate requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[]) {
+  const routeKeys = new Set(routes.map((route) => `${route.method} ${route.path}`));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    (paths[API_PREFIX + route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+    (paths[API_PREFIX + route.path] ??= {})[route.method.toLowerCase()] = operation(route, routeKeys);
   }
   return {
     openapi: '3.1.0' as const,

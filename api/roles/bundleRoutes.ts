@@ -2,7 +2,7 @@ import { changeBundle, createBundle, removeBundle } from '../../core/roles/comma
 import { getBundle, listBundles } from '../../core/roles/store';
 import { notFound } from '../../core/errors';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import { dropTeamsCache } from '../teams/cache';
 import {
   bundleIdParams,
@@ -35,7 +35,20 @@ export const bundleRoutes = [
     access: 'admin:write',
     summary: 'Create a role bundle: a named set of permissions (scopes); names are unique per tenant',
     body: createBundleSchema,
-    responses: { 201: { description: 'The bundle', schema: bundleSchema } },
+    responses: {
+      201: {
+        description: 'The bundle',
+        schema: bundleSchema,
+        links: linksTo(
+          [
+            'GET /admin/role-bundles/{bundleId}',
+            'PUT /admin/role-bundles/{bundleId}',
+            'DELETE /admin/role-bundles/{bundleId}',
+          ],
+          { bundleId: '$response.body#/id' },
+        ),
+      },
+    },
     handler: ({ db, auth, body }) => createBundle(db, auth, body),
   }),
   defineRoute({

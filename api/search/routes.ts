@@ -7,7 +7,7 @@ import { backfillStatus, startBackfill } from '../../search/backfillControl';
 import { recrawl } from '../../search/crawlControl';
 import { outboxBacklog } from '../../search/outbox';
 import { MAX_SEARCH_WINDOW, TenantSearch, type SearchResult } from '../../search/queries';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import { shapeAPage, shapeAWindow } from '../http/pagination';
 import {
   RECRAWL_BODY_BYTES,
@@ -135,7 +135,13 @@ export const searchRoutes = [
     summary:
       "The tenant's documentation files as the crawler indexed them (READMEs and Markdown under docs/ of its repositories), by repository and path; `repository` narrows to one. The content lives only in the search engine: 503 while it is unreachable",
     query: docsQuery,
-    responses: { 200: { description: '`{docs, page}`', schema: docsListSchema } },
+    responses: {
+      200: {
+        description: '`{docs, page}`',
+        schema: docsListSchema,
+        links: linksTo(['GET /docs/{id}'], { id: '$response.body#/docs/0/id' }),
+      },
+    },
     handler: async ({ auth, deps, query }) => {
       const window = engineWindow(query);
       const { entries, total } = await new TenantSearch(deps.search, auth.tenantId).docs(

@@ -5,7 +5,7 @@ import { changeTeam, createTeam, removeTeam } from '../../core/teams/commands';
 import { listMappings, listMembers } from '../../core/teams/membersStore';
 import { getTeam, getTeamByIdOrSlug, listAllTeams, listTeamsPage } from '../../core/teams/store';
 import { parseOffsetCursor, shapeAPage, shapeAQuery, shapeAWindow } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import { dropTeamsCache } from './cache';
 import {
   createTeamSchema,
@@ -95,7 +95,26 @@ export const teamRoutes = [
     access: 'admin:write',
     summary: 'Create a team; the slug is derived from the name when absent and is unique in the tenant',
     body: createTeamSchema,
-    responses: { 201: { description: 'The team', schema: teamSchema } },
+    responses: {
+      201: {
+        description: 'The team',
+        schema: teamSchema,
+        links: linksTo(
+          [
+            'GET /admin/teams/{id}',
+            'PUT /admin/teams/{id}',
+            'DELETE /admin/teams/{id}',
+            'GET /admin/teams/{id}/members',
+            'POST /admin/teams/{id}/members',
+            'GET /admin/teams/{id}/mappings',
+            'POST /admin/teams/{id}/mappings',
+            'GET /admin/teams/{id}/roles',
+            'POST /admin/teams/{id}/roles',
+          ],
+          { id: '$response.body#/id' },
+        ),
+      },
+    },
     handler: async ({ db, auth, deps, body }) => {
       const team = await createTeam(db, auth, body);
       await dropTeamsCache(deps.teamsCache, db, auth.tenantId);

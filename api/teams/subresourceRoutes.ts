@@ -10,7 +10,7 @@ import {
 import { listMappingsPage, listMembersPage } from '../../core/teams/membersStore';
 import { assignedRolesPage } from '../../core/roles/store';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import { keysetQuery, rolesPageSchema, roleViewSchema } from '../roles/schemas';
 import { dropTeamsCache } from './cache';
 import {
@@ -57,7 +57,16 @@ export const teamSubresourceRoutes = [
     summary: 'Add a user to a team (409 when already a member)',
     params: teamIdParams,
     body: addMemberSchema,
-    responses: { 201: { description: 'The member', schema: teamMemberSchema } },
+    responses: {
+      201: {
+        description: 'The member',
+        schema: teamMemberSchema,
+        links: linksTo(['DELETE /admin/teams/{id}/members/{memberId}'], {
+          id: '$request.path.id',
+          memberId: '$response.body#/user_id',
+        }),
+      },
+    },
     handler: async ({ db, auth, deps, params, body }) => {
       const member = await addTeamMember(db, auth, params.id, body.user_id, body.role);
       await dropTeamsCache(deps.teamsCache, db, auth.tenantId);

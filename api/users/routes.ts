@@ -7,7 +7,7 @@ import {
   offsetCursor,
   parseOffsetCursor,
 } from '../http/pagination';
-import { defineRoute } from '../http/route';
+import { defineRoute, linksTo } from '../http/route';
 import {
   adminUserListQuery,
   adminUserListSchema,
@@ -29,7 +29,17 @@ export const userRoutes = [
     access: 'catalog:read',
     summary: 'List users, by email (shape C: first, max, search on email or name; limit and cursor also accepted)',
     query: userListQuery,
-    responses: { 200: { description: '`{users, items, page, total, provider}`', schema: userListSchema } },
+    responses: {
+      200: {
+        description: '`{users, items, page, total, provider}`',
+        schema: userListSchema,
+        links: linksTo(['GET /users/{id}'], { id: '$response.body#/users/0/id' }).concat(
+          linksTo(['POST /roles/users/{userId}/roles', 'DELETE /roles/users/{userId}/roles'], {
+            userId: '$response.body#/users/0/id',
+          }),
+        ),
+      },
+    },
     handler: async ({ db, query }) => {
       const base = shapeCUsersWindow(query);
       const window = {

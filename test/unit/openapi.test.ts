@@ -45,3 +45,44 @@ test('every route declares its success response: a JSON schema, or the media typ
     .map((r) => `${r.method} ${r.path}`);
   expect(undeclared).toEqual([]);
 });
+
+test('a response links to the routes it gives path parameters to, by their operationId', () => {
+  const created = defineRoute({
+    method: 'POST',
+    path: '/forge/molds',
+    tag: 'Forge',
+    access: 'forge:write',
+    summary: 'Create a mold',
+    responses: {
+      201: {
+        description: 'created',
+        links: [{ to: 'PUT /forge/molds/{slug}', parameters: { slug: '$response.body#/slug' } }],
+      },
+    },
+    handler: () => ({}),
+  });
+  const doc = buildOpenApiDocument([created, route]);
+  const op = (doc.paths['/api/v1/forge/molds'] as Record<string, any>).post; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(op.responses[201].links).toEqual({
+    putForgeMoldsSlug: { operationId: 'putForgeMoldsSlug', parameters: { slug: '$response.body#/slug' } },
+  });
+  // A link to no route, or one that does not give exactly the target's path parameters, stops the build.
+  const badLink = (
+    links: { to: 'PUT /forge/molds/{slug}' | 'GET /nowhere/{slug}'; parameters: Record<string, string> }[],
+  ) => buildOpenApiDocument([{ ...created, responses: { 201: { description: 'created', links } } }, route]);
+  expect(() => badLink([{ to: 'GET /nowhere/{slug}', parameters: { slug: '$response.body#/slug' } }])).toThrow(
+    'POST /forge/molds links to GET /nowhere/{slug}, which is no route taking exactly {slug}',
+  );
+  expect(() => badLink([{ to: 'PUT /forge/molds/{slug}', parameters: { id: '$response.body#/id' } }])).toThrow(
+    'which is no route taking exactly {slug}',
+  );
+});
+
+test('the API document builds with every link resolved, and the creating routes link to what they create', () => {
+  const doc = buildOpenApiDocument(withApiReference(apiRoutes));
+  const linksOf = (path: string, method: string, status: number) =>
+    Object.keys((doc.paths[`/api/v1${path}`] as Record<string, any>)[method].responses[status].links ?? {}); // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(linksOf('/manifests', 'post', 200)).toEqual(['getManifestsId', 'putManifestsId', 'deleteManifestsId']);
+  expect(linksOf('/admin/teams/{id}/members', 'post', 201)).toEqual(['deleteAdminTeamsIdMembersMemberId']);
+  expect(linksOf('/forge/runs', 'post', 201)).toContain('postForgeRunsRunIdCancel');
+});
