@@ -52,6 +52,11 @@ async function main(): Promise<void> {
       await fetch(`${api.base}/api/v1/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: session });
     };
 
+    // The API as it runs once deployed: it has answered the health check, whose Temporal calls
+    // once left Node's async hooks on in the process for good (core/temporalCalls.ts).
+    const system = await fetch(`${api.base}/api/v1/system`, { headers: session });
+    if (system.status !== 200) throw new Error(`GET /system answered ${system.status}`);
+
     const transaction = async (query: string | { name: string; text: string }) => {
       const client = await pg.connect();
       try {
