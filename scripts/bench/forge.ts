@@ -24,9 +24,10 @@ import { percentile } from './load';
 // bare workflow (scripts/bench/floorWorkflow.ts). Runs are sequential, so this is latency, not
 // queueing; the API, both workers and the no-op target share this process.
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
-// Pairs before the measured ones (JIT, connections, workflow caches). Ours runs far more of our
-// own code (routes, validation, knex) than the floor, which V8 optimizes only after many calls:
-// alternating passes read 1.18×, 1.17×, 1.21×, 1.15× after 3 pairs, 1.13×, 1.15×, 1.14×, 1.13× after 30.
+// Pairs before the measured ones (JIT, connections, workflow caches). Ours runs far more code of
+// our own (routes, validation, knex) than the floor does, and V8 optimizes code only after many
+// calls: alternating passes read 1.18×, 1.17×, 1.21×, 1.15× after 3 pairs and 1.13×, 1.15×,
+// 1.14×, 1.13× after 30.
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 30);
 const ACTIONS = 3;
 const RUN_DEADLINE_MS = 30_000;
