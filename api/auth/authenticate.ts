@@ -40,6 +40,12 @@ const agentPrincipal = ({ tenantId, clusterId, tokenId }: Extract<Identity, { ki
   tokenId,
 });
 
+/** A signed-in user's principal, valid until their token expires. */
+const sessionPrincipal = (cached: CachedUserPrincipal, claims: SessionClaims): Principal => ({
+  ...cached,
+  expiresAt: claims.expiresAt,
+});
+
 /** One answer for every authentication failure, so nothing can be learned from it. */
 export const unauthorized = () => new ApiError('UNAUTHORIZED', 'Authentication required');
 
@@ -190,7 +196,7 @@ export class Authenticator {
         return undefined;
       case 'user': {
         const cached = this.deps.sessionPrincipals.hit(sessionPrincipalKey(identity.claims));
-        return cached && { ...cached, expiresAt: identity.claims.expiresAt };
+        return cached && sessionPrincipal(cached, identity.claims);
       }
     }
   }
@@ -218,7 +224,7 @@ export class Authenticator {
           () => this.loadUserPrincipal(trx, claims),
           trx.executionPromise,
         );
-        return { ...principal, expiresAt: claims.expiresAt };
+        return sessionPrincipal(principal, claims);
       }
     }
   }

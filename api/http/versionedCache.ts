@@ -135,9 +135,8 @@ export class VersionedCache<V> {
 
   /** `get`, counted as a hit or a miss. */
   private lookup(key: string): V | undefined {
-    const cached = this.get(key);
+    const cached = this.hit(key);
     if (cached === undefined) this.counters.miss();
-    else this.counters.hit();
     return cached;
   }
 }
