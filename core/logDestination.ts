@@ -65,9 +65,7 @@ export class LineDestination {
     if (this.filled + mostBytes > this.filling.length) this.seal(mostBytes);
     this.filled += this.filling.write(line, this.filled);
     this.fillingChars += line.length;
-    if (this.writing) return true;
-    if (this.filled >= this.batching.chunkBytes) this.writeNext();
-    else this.lingering ??= setTimeout(() => this.writeNext(), this.batching.lingerMs).unref();
+    if (!this.writing) this.writeOrLinger();
     return true;
   }
 
@@ -137,8 +135,13 @@ export class LineDestination {
         return;
       }
       this.writing = false;
-      if (this.queued.length > 0 || this.filled >= this.batching.chunkBytes) this.writeNext();
-      else if (this.filled > 0) this.lingering ??= setTimeout(() => this.writeNext(), this.batching.lingerMs).unref();
+      this.writeOrLinger();
     });
+  }
+
+  /** Writes a full chunk now; lines short of one wait `lingerMs` for more. */
+  private writeOrLinger(): void {
+    if (this.queued.length > 0 || this.filled >= this.batching.chunkBytes) this.writeNext();
+    else if (this.filled > 0) this.lingering ??= setTimeout(() => this.writeNext(), this.batching.lingerMs).unref();
   }
 }
