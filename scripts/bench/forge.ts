@@ -42,7 +42,7 @@ async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
 }
 
 function close(server: Server): Promise<void> {
-  // Keep-alive sockets (fetch's pool) would otherwise hold the process open.
+  // Keep-alive sockets (the client's agent) would otherwise hold the process open.
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
