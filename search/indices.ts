@@ -26,7 +26,13 @@ const mappings: estypes.MappingTypeMapping = {
     tier: { type: 'keyword' },
     tags: { type: 'keyword' },
     updated_at: { type: 'date' },
-    suggest: { type: 'completion', contexts: [{ name: 'tenant', type: 'category', path: 'tenant_id' }] },
+    // `standard`, not the completion field's default `simple`, which drops digits: with it
+    // `ledger42` suggested `ledger97`, and `zqe1315a` (read `zqe a`) `zq5a56071d` (`zq a d`).
+    suggest: {
+      type: 'completion',
+      analyzer: 'standard',
+      contexts: [{ name: 'tenant', type: 'category', path: 'tenant_id' }],
+    },
   },
 };
 
@@ -46,12 +52,12 @@ const docsMappings: estypes.MappingTypeMapping = {
  * and the alias readers use keeps pointing at the old one until the new one is filled.
  */
 export const INDEX_DEFINITIONS: Record<SearchCollection, { version: number; mappings: estypes.MappingTypeMapping }> = {
-  entities: { version: 1, mappings },
-  repositories: { version: 1, mappings },
-  molds: { version: 1, mappings },
-  users: { version: 1, mappings },
-  teams: { version: 1, mappings },
-  docs: { version: 1, mappings: docsMappings },
+  entities: { version: 2, mappings },
+  repositories: { version: 2, mappings },
+  molds: { version: 2, mappings },
+  users: { version: 2, mappings },
+  teams: { version: 2, mappings },
+  docs: { version: 2, mappings: docsMappings },
 };
 
 /** The alias every read and write goes through. */

@@ -53,6 +53,18 @@ test('type-ahead takes control characters in what is typed as spaces, never as a
   expect(nothingLeft).toMatchObject({ status: 200, body: { entities: [] } });
 });
 
+test('type-ahead reads digits: a name that differs only in them is not suggested', async () => {
+  // Letters only, so the names differ in their digits alone.
+  const letters = `zq${[...randomBytes(6)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('')}`;
+  const wanted = await createEntity({ name: `${letters}42 ledger` });
+  const other = await createEntity({ name: `${letters}97 ledger` });
+  await drainAll();
+  const suggested = await call(suite.adminA.token, 'GET', `/catalog/search-entities?q=${letters}42`);
+  expect(suggested.status).toBe(200);
+  expect(suggested.body.entities.map((entity: { id: string }) => entity.id)).toEqual([wanted.id]);
+  expect(JSON.stringify(suggested.body)).not.toContain(other.id);
+});
+
 describe('GET /search', () => {
   const topic = word();
   beforeAll(async () => {
