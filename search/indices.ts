@@ -27,7 +27,7 @@ const mappings: estypes.MappingTypeMapping = {
     tags: { type: 'keyword' },
     updated_at: { type: 'date' },
     // `standard`, not the completion field's default `simple`, which drops digits: with it
-    // `ledger42` suggested `ledger97`, and `zqe1315a` (read `zqe a`) `zq5a56071d` (`zq a d`).
+    // `ledger42` suggested `ledger97`.
     suggest: {
       type: 'completion',
       analyzer: 'standard',

@@ -57,12 +57,11 @@ test('type-ahead reads digits: a name that differs only in them is not suggested
   // Letters only, so the names differ in their digits alone.
   const letters = `zq${[...randomBytes(6)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('')}`;
   const wanted = await createEntity({ name: `${letters}42 ledger` });
-  const other = await createEntity({ name: `${letters}97 ledger` });
+  await createEntity({ name: `${letters}97 ledger` });
   await drainAll();
   const suggested = await call(suite.adminA.token, 'GET', `/catalog/search-entities?q=${letters}42`);
   expect(suggested.status).toBe(200);
   expect(suggested.body.entities.map((entity: { id: string }) => entity.id)).toEqual([wanted.id]);
-  expect(JSON.stringify(suggested.body)).not.toContain(other.id);
 });
 
 describe('GET /search', () => {
