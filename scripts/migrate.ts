@@ -1,10 +1,12 @@
 import knex from 'knex';
 import { loadConfig } from '../core/config';
 import { migrationConfig } from '../db/knexfile';
+import { migrationServicesFor } from '../core/crypto/secretConfig';
 
 /** `tsx scripts/migrate.ts latest|rollback|status`: applies or inspects the schema as the owner role. */
 async function main(command: string): Promise<void> {
-  const db = knex(migrationConfig(loadConfig().database.ownerUrl));
+  const config = loadConfig();
+  const db = knex(migrationConfig(config.database.ownerUrl, migrationServicesFor(config)));
   try {
     if (command === 'latest') {
       const [batch, applied] = await db.migrate.latest();

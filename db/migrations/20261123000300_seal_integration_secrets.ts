@@ -1,11 +1,9 @@
 import type { Knex } from 'knex';
-import { loadConfig } from '../../core/config';
-import { createKeyring } from '../../core/crypto/keyring';
-import { hasPlainSecrets, openSecrets, sealSecrets } from '../../core/crypto/secretConfig';
+import { migrationServices } from '../knexfile';
 
 // Integration secrets were stored in plain JSON until they were sealed (core/crypto): this seals
 // those still plain, so the migration needs the API's keys (SHIPYARD_ENCRYPTION_KEYS, or the
-// dev key in the data folder). Forced row-level security hides every row from the owner too;
+// dev key in the data folder), which the runner hands in (db/knexfile.ts MigrationServices). Forced row-level security hides every row from the owner too;
 // lifting it inside this migration's transaction lets the owner reach every tenant's rows, and
 // no other session sees the gap.
 
@@ -26,14 +24,12 @@ async function resealEach(knex: Knex, reseal: Reseal): Promise<void> {
 }
 
 export async function up(knex: Knex): Promise<void> {
-  const keyring = createKeyring(loadConfig());
-  await resealEach(knex, (config, tenantId) =>
-    hasPlainSecrets(config) ? sealSecrets(keyring, config, tenantId) : undefined,
-  );
+  const secrets = migrationServices(knex).integrationSecrets();
+  await resealEach(knex, (config, tenantId) => secrets.sealPlain(config, tenantId));
 }
 
 /** Back to plain JSON, which the code before this migration reads (every key that sealed them is needed). */
 export async function down(knex: Knex): Promise<void> {
-  const keyring = createKeyring(loadConfig());
-  await resealEach(knex, (config, tenantId) => openSecrets(keyring, config, tenantId));
+  const secrets = migrationServices(knex).integrationSecrets();
+  await resealEach(knex, (config, tenantId) => secrets.open(config, tenantId));
 }

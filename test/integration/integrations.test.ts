@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knex from 'knex';
 import { Keyring, parseEncryptionKeys } from '../../core/crypto/keyring';
-import { openSecrets } from '../../core/crypto/secretConfig';
+import { migrationServicesFor, openSecrets } from '../../core/crypto/secretConfig';
 import { migrationConfig } from '../../db/knexfile';
 import * as sealMigration from '../../db/migrations/20261123000300_seal_integration_secrets';
 import { createPool } from '../../db/pool';
@@ -262,7 +262,8 @@ describe('secrets', () => {
     const masked = { config: { base_url: sourceHost.config.base_url, organization: 'acme' }, secrets: ['token'] };
     expect(read.body).toEqual(expect.objectContaining(masked));
 
-    const owner = knex(migrationConfig(testConfig().database.ownerUrl));
+    const config = testConfig();
+    const owner = knex(migrationConfig(config.database.ownerUrl, migrationServicesFor(config)));
     try {
       await owner.transaction((trx) => sealMigration.up(trx));
     } finally {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../../core/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../core/searchAttributes';
 import { migrationConfig } from '../../db/knexfile';
+import { migrationServicesFor } from '../../core/crypto/secretConfig';
 import { bundleWorkflows } from '../../workers/pools';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
@@ -54,7 +55,7 @@ export default async function globalSetup(): Promise<void> {
   applyTestEnv();
   const config = loadConfig();
   await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
-  const db = knex(migrationConfig(config.database.ownerUrl));
+  const db = knex(migrationConfig(config.database.ownerUrl, migrationServicesFor(config)));
   try {
     await db.migrate.latest();
   } catch (err) {
