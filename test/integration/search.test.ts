@@ -10,8 +10,11 @@ import { useSearchIndex } from '../support/searchIndex';
 const { suite, call, createEntity } = useCatalogSuite();
 const { drainAll } = useSearchIndex();
 
-/** A word no other document has: the tests' documents are found by it alone. */
-const word = () => `zq${randomBytes(4).toString('hex')}`;
+/**
+ * A word no other document has: the tests' documents are found by it alone. Letters only, so a
+ * test can add digits that alone tell two names apart.
+ */
+const word = () => `zq${[...randomBytes(8)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('')}`;
 
 const search = async (query: string, token = suite.adminA.token) => call(token, 'GET', `/search?${query}`);
 
@@ -54,8 +57,7 @@ test('type-ahead takes control characters in what is typed as spaces, never as a
 });
 
 test('type-ahead reads digits: a name that differs only in them is not suggested', async () => {
-  // Letters only, so the names differ in their digits alone.
-  const letters = `zq${[...randomBytes(6)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('')}`;
+  const letters = word();
   const wanted = await createEntity({ name: `${letters}42 ledger` });
   await createEntity({ name: `${letters}97 ledger` });
   await drainAll();
