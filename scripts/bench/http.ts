@@ -4,7 +4,7 @@ import { issueDevToken } from '../cli/devToken';
 import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiProcess, type Figures } from './load';
 
 // `npm run bench:http`: the request path against its floors, in one run. CONCURRENCY keep-alive
-// clients load each case for SECONDS (after a warm-up of a quarter of that) against one API
+// clients load each case for SECONDS (after WARMUP_SECONDS of warm-up) against one API
 // process (a child, so its RSS is its own):
 //   bare Koa (a child too)        vs  our public route (/healthz)
 //   raw `pg` tenant transaction   vs  GET /api/v1/roles with a cached API key, and with a session token
@@ -17,6 +17,12 @@ import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiP
 
 /** Seconds of load per case (BENCH_SECONDS): time, not a count, since the cases differ 5× in speed. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+/**
+ * Seconds of load that warm each case up before any is measured (BENCH_WARMUP_SECONDS). A fresh
+ * API serves a cached-key read at a third of its steady rate and takes ~4 s of load (~15,000
+ * requests) to reach it, while V8 optimizes the path; bare Koa and /healthz take under a second.
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
@@ -80,11 +86,12 @@ async function main(): Promise<void> {
           () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
           () => get(`${api.base}/api/v1/roles`, session),
         ],
-        { seconds: SECONDS },
+        { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
       );
 
     console.log(
-      `bench:http — ${SECONDS} s per case in rounds taking turns, ${CONCURRENCY} keep-alive clients, one API process`,
+      `bench:http — ${SECONDS} s per case in rounds taking turns after ${WARMUP_SECONDS} s of warm-up each, ` +
+        `${CONCURRENCY} keep-alive clients, one API process`,
     );
     console.log(`${'case'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     console.log(row('bare Koa (floor)', bareKoa));

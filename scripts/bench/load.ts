@@ -60,6 +60,8 @@ const ROUNDS = 8;
  * With `seconds`, each case runs for that long instead of for `requests`: cases that differ
  * several times in speed then get the same exposure to the machine's noise. (With an equal count,
  * bare Koa's rounds lasted ~30 ms, and one pause of the driver moved its figure by a fifth.)
+ * Each case's warm-up is as many requests as it measures, a quarter of its `seconds`, or
+ * `warmupSeconds` of load when given.
  */
 export async function measureSideBySide(
   cases: (() => Promise<void>)[],
@@ -67,11 +69,16 @@ export async function measureSideBySide(
     requests = REQUESTS,
     concurrency = CONCURRENCY,
     seconds,
-  }: { requests?: number; concurrency?: number; seconds?: number } = {},
+    warmupSeconds,
+  }: { requests?: number; concurrency?: number; seconds?: number; warmupSeconds?: number } = {},
 ): Promise<Figures[]> {
   // Counted by requests, or by time: not both.
   const whole = seconds === undefined ? { requests, seconds: Infinity } : { requests: Infinity, seconds };
-  for (const once of cases) await drive(once, { requests: whole.requests, seconds: whole.seconds / 4, concurrency });
+  const warmup =
+    warmupSeconds === undefined
+      ? { requests: whole.requests, seconds: whole.seconds / 4, concurrency }
+      : { requests: Infinity, seconds: warmupSeconds, concurrency };
+  for (const once of cases) await drive(once, warmup);
   const round = { requests: Math.ceil(whole.requests / ROUNDS), seconds: whole.seconds / ROUNDS, concurrency };
   const runs = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
   for (let i = 0; i < ROUNDS; i++) {
