@@ -19,7 +19,7 @@ import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiP
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 /**
  * Seconds of load that warm each case up before any is measured (BENCH_WARMUP_SECONDS). A fresh
- * API serves a cached-key read at a third of its steady rate and takes ~4 s of load (~15,000
+ * API serves a cached-key read at a third of its steady rate and takes ~4 s of load (~10,000
  * requests) to reach it, while V8 optimizes the path; bare Koa and /healthz take under a second.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
