@@ -1,12 +1,10 @@
 import knex from 'knex';
 import { loadConfig } from '../core/config';
-import { migrationConfig } from '../db/knexfile';
-import { migrationServicesFor } from '../core/crypto/secretConfig';
+import { migrationConfigFor } from '../core/migrations';
 
 /** `tsx scripts/migrate.ts latest|rollback|status`: applies or inspects the schema as the owner role. */
 async function main(command: string): Promise<void> {
-  const config = loadConfig();
-  const db = knex(migrationConfig(config.database.ownerUrl, migrationServicesFor(config)));
+  const db = knex(migrationConfigFor(loadConfig()));
   try {
     if (command === 'latest') {
       const [batch, applied] = await db.migrate.latest();

@@ -1,5 +1,4 @@
-import type { MigrationServices } from '../../db/knexfile';
-import { createKeyring, type Keyring, type KeyringSettings } from './keyring';
+import type { Keyring } from './keyring';
 
 // Configs that hold credentials (an integration's token, a nested `auth: {password}`): the
 // values of secret-named keys, at any depth, are write-only to clients and sealed at rest,
@@ -133,14 +132,3 @@ export function openSecrets(keyring: Keyring, config: ConfigObject, tenantId: st
     return JSON.parse(opened.toString('utf8'));
   }) as ConfigObject;
 }
-
-/** What the migrations need of this module, with the keys of `settings` (db/knexfile.ts). */
-export const migrationServicesFor = (settings: KeyringSettings): MigrationServices => ({
-  integrationSecrets() {
-    const keyring = createKeyring(settings);
-    return {
-      sealPlain: (config, tenantId) => (hasPlainSecrets(config) ? sealSecrets(keyring, config, tenantId) : undefined),
-      open: (config, tenantId) => openSecrets(keyring, config, tenantId),
-    };
-  },
-});

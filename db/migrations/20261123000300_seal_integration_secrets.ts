@@ -3,9 +3,10 @@ import { migrationServices } from '../knexfile';
 
 // Integration secrets were stored in plain JSON until they were sealed (core/crypto): this seals
 // those still plain, so the migration needs the API's keys (SHIPYARD_ENCRYPTION_KEYS, or the
-// dev key in the data folder), which the runner hands in (db/knexfile.ts MigrationServices). Forced row-level security hides every row from the owner too;
-// lifting it inside this migration's transaction lets the owner reach every tenant's rows, and
-// no other session sees the gap.
+// dev key in the data folder), which the runner hands in (MigrationServices, db/knexfile.ts).
+// Forced row-level security hides every row from the owner too; lifting it inside this
+// migration's transaction lets the owner reach every tenant's rows, and no other session sees
+// the gap.
 
 type Reseal = (config: Record<string, unknown>, tenantId: string) => Record<string, unknown> | undefined;
 

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knex from 'knex';
 import { Keyring, parseEncryptionKeys } from '../../core/crypto/keyring';
-import { migrationServicesFor, openSecrets } from '../../core/crypto/secretConfig';
-import { migrationConfig } from '../../db/knexfile';
+import { openSecrets } from '../../core/crypto/secretConfig';
+import { migrationConfigFor } from '../../core/migrations';
 import * as sealMigration from '../../db/migrations/20261123000300_seal_integration_secrets';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
@@ -262,8 +262,7 @@ describe('secrets', () => {
     const masked = { config: { base_url: sourceHost.config.base_url, organization: 'acme' }, secrets: ['token'] };
     expect(read.body).toEqual(expect.objectContaining(masked));
 
-    const config = testConfig();
-    const owner = knex(migrationConfig(config.database.ownerUrl, migrationServicesFor(config)));
+    const owner = knex(migrationConfigFor(testConfig()));
     try {
       await owner.transaction((trx) => sealMigration.up(trx));
     } finally {

@@ -5,8 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../core/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../core/searchAttributes';
-import { migrationConfig } from '../../db/knexfile';
-import { migrationServicesFor } from '../../core/crypto/secretConfig';
+import { migrationConfigFor } from '../../core/migrations';
 import { bundleWorkflows } from '../../workers/pools';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
@@ -55,7 +54,7 @@ export default async function globalSetup(): Promise<void> {
   applyTestEnv();
   const config = loadConfig();
   await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
-  const db = knex(migrationConfig(config.database.ownerUrl, migrationServicesFor(config)));
+  const db = knex(migrationConfigFor(config));
   try {
     await db.migrate.latest();
   } catch (err) {
