@@ -52,7 +52,6 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(referenceAssets());
-  app.use(api.routes);
-  app.use(api.allowedMethods);
+  app.use(api);
   return app;
 }

@@ -14,12 +14,6 @@ export const API_PREFIX = '/api/v1';
 /** `/forge/molds/{slug}` (OpenAPI, how routes are declared) → `/forge/molds/:slug` (Koa). */
 export const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-/** The API's two middleware: the one that runs the matching route, and the 405/501 answerer. */
-export interface ApiRouter {
-  routes: RouterMiddleware;
-  allowedMethods: RouterMiddleware;
-}
-
 /** `/api/v1/forge/runs/1` → `forge`; undefined outside the API. Lower case, as routes match. */
 function firstSegment(path: string): string | undefined {
   const start = API_PREFIX.length + 1;
@@ -36,7 +30,7 @@ function firstSegment(path: string): string | undefined {
  * their first segment (`/forge/...`, `/admin/...`), one router each, and a request is tried
  * only against its segment's: a lookup and a dozen tests instead of a test per route.
  */
-export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRouter {
+export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): RouterMiddleware {
   const routers = new Map<string, Router>();
   for (const route of routes) {
     const segment = firstSegment(API_PREFIX + route.path)!;
@@ -108,13 +102,30 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): ApiRou
       if (status !== 204) ctx.body = result;
     });
   }
-  const each = (middleware: (router: Router) => RouterMiddleware): RouterMiddleware => {
-    const bySegment = new Map([...routers].map(([segment, router]) => [segment, middleware(router)]));
-    return (ctx, next) => {
-      const segment = firstSegment(ctx.path);
-      const serve = segment === undefined ? undefined : bySegment.get(segment);
-      return serve ? serve(ctx, next) : next();
-    };
+  // @koa/router's own dispatch reads ctx.host for every request (host matching, which we do not
+  // use) and composes a fresh middleware chain for it; each of our routes is one handler, so we
+  // match with the router and call that handler. A request no route of its method matches goes
+  // to the router's 405/501 answerer, which reads ctx.matched.
+  const dispatchers = new Map(
+    [...routers].map(([segment, router]) => {
+      const allowedMethods = router.allowedMethods();
+      const dispatch: RouterMiddleware = (ctx, next) => {
+        const { path: matched, pathAndMethod, route } = router.match(ctx.path, ctx.method);
+        if (!route) {
+          ctx.matched = matched;
+          return allowedMethods(ctx, next);
+        }
+        // The first route registered wins, as in the router's chain (a handler never calls next).
+        const layer = pathAndMethod[0];
+        ctx.params = layer.params(ctx.path, layer.captures(ctx.path), {});
+        return layer.stack[0](ctx, next);
+      };
+      return [segment, dispatch];
+    }),
+  );
+  return (ctx, next) => {
+    const segment = firstSegment(ctx.path);
+    const dispatch = segment === undefined ? undefined : dispatchers.get(segment);
+    return dispatch ? dispatch(ctx, next) : next();
   };
-  return { routes: each((router) => router.routes()), allowedMethods: each((router) => router.allowedMethods()) };
 }

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type Koa from 'koa';
 import { errorEnvelopeSchema } from '../../api/http/errorHandler';
 import type { RouteDefinition } from '../../api/http/route';
-import { API_PREFIX, toKoaPath } from '../../api/http/router';
+import { API_PREFIX } from '../../api/http/router';
 
 /**
  * Checks every JSON response the app sends against what its route declares: the schema of the
@@ -20,7 +20,7 @@ export function responseContract(routes: RouteDefinition[]) {
     for (const [status, spec] of Object.entries(route.responses)) {
       if (spec.schema) byStatus.set(Number(status), ajv.compile(spec.schema));
     }
-    validators.set(`${route.method} ${API_PREFIX}${toKoaPath(route.path)}`, byStatus);
+    validators.set(`${route.method} ${API_PREFIX}${route.path}`, byStatus);
   }
   const violations = new Set<string>();
 
@@ -28,7 +28,7 @@ export function responseContract(routes: RouteDefinition[]) {
     await next();
     if (!ctx.response.is('json') || ctx.body === undefined || ctx.body === null) return;
     const body: unknown = JSON.parse(JSON.stringify(ctx.body));
-    const route = validators.get(`${ctx.method} ${ctx._matchedRoute}`);
+    const route = validators.get(`${ctx.method} ${ctx.state.route}`);
     const validate = ctx.status >= 400 ? errorEnvelope : route?.get(ctx.status);
     const where = `${ctx.method} ${ctx.path} → ${ctx.status}`;
     if (!validate) {
