@@ -8,12 +8,12 @@ const CODEC_PATHS = `${API_PREFIX}/temporal-codec/`;
  * that origin only, with credentials, and only on the codec paths. The UI sends Content-Type and
  * X-Namespace (and Authorization when it passes its user's access token), so every call is
  * preceded by a preflight, answered here. Set before the request goes on, the headers also
- * reach 401 and 403 answers, so the UI can tell a refusal from a network failure.
+ * reach 401 and 403 answers, so the UI can tell a refusal from a network failure. Every other
+ * request passes straight on, without the promise an async function would cost it.
  */
 export function temporalCodecCors(temporalUiUrl: string): Middleware {
   const uiOrigin = new URL(temporalUiUrl).origin;
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(CODEC_PATHS) || ctx.get('origin') !== uiOrigin) return next();
+  const allowUi: Middleware = async (ctx, next) => {
     ctx.vary('Origin');
     ctx.set({ 'Access-Control-Allow-Origin': uiOrigin, 'Access-Control-Allow-Credentials': 'true' });
     if (ctx.method !== 'OPTIONS' || !ctx.get('access-control-request-method')) return next();
@@ -24,4 +24,6 @@ export function temporalCodecCors(temporalUiUrl: string): Middleware {
     });
     ctx.status = 204;
   };
+  return (ctx, next) =>
+    ctx.path.startsWith(CODEC_PATHS) && ctx.get('origin') === uiOrigin ? allowUi(ctx, next) : next();
 }
