@@ -128,27 +128,31 @@ class TenantTransaction {
 
   /**
    * Sends BEGIN without waiting for its answer: the connection pipelines (createPool), so the
-   * work's first statement follows it in the same write when it comes within this turn of the
-   * event loop, and one round trip carries both. Anything after BEGIN runs inside it or, should
-   * BEGIN fail, fails with it.
+   * work's first statement follows it in the same write when the work issues it before waiting
+   * on anything but promises, and one round trip carries both. Anything after BEGIN runs inside
+   * it or, should BEGIN fail, fails with it.
    */
   begin(sql: string): Promise<unknown> {
-    this.corkForThisTurn();
+    this.corkUntilPromiseJobsRun();
     const begun = this.send(sql);
     begun.catch(() => {}); // withTenant reports it, after the work
     return begun;
   }
 
   /**
-   * Holds the connection's writes until the event loop's next turn (knex sends a statement a
-   * few microtasks after it is issued), so what this turn issues leaves in one write. `last`
-   * runs just before they go. Scheduled before anything is sent: should sending throw, the
-   * connection is not left corked.
+   * Holds the connection's writes until the promise jobs queued by now, and those they queue,
+   * have run (knex sends a statement a few promise jobs after it is issued), so what the work
+   * issues before it waits on anything but promises leaves in one write. `last` runs just before
+   * they go. A tick queued from a promise job runs once the job queue is empty, and this is
+   * always called from one: withTenant has awaited its connection. (The event loop's next turn,
+   * as before, also waited for every other callback ready in this one, other requests' included,
+   * while PostgreSQL sat idle; see the README.) Scheduled before anything is sent: should sending
+   * throw, the connection is not left corked.
    */
-  private corkForThisTurn(last?: () => void): void {
+  private corkUntilPromiseJobsRun(last?: () => void): void {
     const socket = this.connection.connection.stream;
     socket.cork();
-    setImmediate(() => {
+    process.nextTick(() => {
       try {
         last?.();
       } finally {
@@ -183,11 +187,11 @@ class TenantTransaction {
     }
   }
 
-  /** See commitBehind: COMMIT leaves after every statement issued in this turn of the event loop. */
+  /** See commitBehind: COMMIT leaves after every statement issued before the work waits on anything but promises. */
   commitBehind(): void {
     if (this.earlyCommit || !this.open) return;
     this.earlyCommit = new Promise((resolve, reject) =>
-      this.corkForThisTurn(() => this.end('COMMIT;').then(resolve, reject)),
+      this.corkUntilPromiseJobsRun(() => this.end('COMMIT;').then(resolve, reject)),
     );
     this.earlyCommit.catch(() => {}); // withTenant reports it
   }
@@ -210,10 +214,10 @@ class TenantTransaction {
 
 /**
  * Declares `statements` (issued before this call: argument order sees to it) the work's last:
- * COMMIT is sent right behind the statements issued in this turn of the event loop, in the same
+ * COMMIT is sent right behind the statements issued before the work waits on anything but promises, in the same
  * write, without waiting for their answers (a round trip fewer), and `statements` is returned.
- * For work whose statements need no answer from one another: anything issued after this turn
- * is refused. From here the transaction commits if its statements succeed, whatever the work
+ * For work whose statements need no answer from one another: anything issued later is
+ * refused. From here the transaction commits if its statements succeed, whatever the work
  * does next; one that fails rolls it back (withTenant reports the statement's error). Outside a
  * tenant transaction it only returns `statements`.
  */

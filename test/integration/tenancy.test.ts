@@ -148,6 +148,19 @@ test("BEGIN and the work's first statement leave in one write, so they share a r
   }
 });
 
+test('that write leaves once the work has issued its statement, not after what else the event loop has ready', async () => {
+  const { single, writes } = await poolRecordingWrites();
+  try {
+    let sentBeforeOthers = -1;
+    // Another callback, ready for the event loop's next turn before the transaction even begins.
+    setImmediate(() => (sentBeforeOthers = writes.length));
+    await withTenant(single, tenantA, (trx) => trx(scratch).select('note'));
+    expect(sentBeforeOthers).toBe(1);
+  } finally {
+    await single.destroy();
+  }
+});
+
 test('a tenant id is sent as an escaped literal: quotes in it cannot end the statement', async () => {
   const hostile = "x', true); drop table tenants; --";
   const setting = await withTenant(app, hostile, async (trx) => {
