@@ -144,10 +144,10 @@ class TenantTransaction {
    * have run (knex sends a statement a few promise jobs after it is issued), so what the work
    * issues before it waits on anything but promises leaves in one write. `last` runs just before
    * they go. A tick queued from a promise job runs once the job queue is empty, and this is
-   * always called from one: withTenant has awaited its connection. (The event loop's next turn,
-   * as before, also waited for every other callback ready in this one, other requests' included,
-   * while PostgreSQL sat idle; see the README.) Scheduled before anything is sent: should sending
-   * throw, the connection is not left corked.
+   * always called from one (withTenant has awaited its connection). Not the event loop's next
+   * turn: that also waits for every other ready callback, other requests' included, while
+   * PostgreSQL sits idle (README, Architecture). Scheduled before anything is sent: should
+   * sending throw, the connection is not left corked.
    */
   private corkUntilPromiseJobsRun(last?: () => void): void {
     const socket = this.connection.connection.stream;
@@ -187,7 +187,7 @@ class TenantTransaction {
     }
   }
 
-  /** See commitBehind: COMMIT leaves after every statement issued before the work waits on anything but promises. */
+  /** See commitBehind: COMMIT leaves behind every statement the work issued so far. */
   commitBehind(): void {
     if (this.earlyCommit || !this.open) return;
     this.earlyCommit = new Promise((resolve, reject) =>
@@ -214,10 +214,10 @@ class TenantTransaction {
 
 /**
  * Declares `statements` (issued before this call: argument order sees to it) the work's last:
- * COMMIT is sent right behind the statements issued before the work waits on anything but promises, in the same
- * write, without waiting for their answers (a round trip fewer), and `statements` is returned.
- * For work whose statements need no answer from one another: anything issued later is
- * refused. From here the transaction commits if its statements succeed, whatever the work
+ * COMMIT is sent right behind them, in the same write, once the promise jobs now queued have run
+ * (corkUntilPromiseJobsRun), without waiting for their answers (a round trip fewer), and
+ * `statements` is returned. For work whose statements need no answer from one another: anything
+ * issued later is refused. From here the transaction commits if its statements succeed, whatever the work
  * does next; one that fails rolls it back (withTenant reports the statement's error). Outside a
  * tenant transaction it only returns `statements`.
  */

@@ -148,7 +148,7 @@ test("BEGIN and the work's first statement leave in one write, so they share a r
   }
 });
 
-test('that write leaves once the work has issued its statement, not after what else the event loop has ready', async () => {
+test("a transaction's first write leaves once the work has issued its statement, ahead of the callbacks the event loop has ready", async () => {
   const { single, writes } = await poolRecordingWrites();
   try {
     let sentBeforeOthers = -1;
