@@ -3,18 +3,20 @@ import path from 'node:path';
 
 type ConfigObject = Record<string, unknown>;
 
+/** Integration configs' secrets, sealed or opened with the API's keys. */
+export interface IntegrationSecrets {
+  /** The config with its plain secrets sealed; undefined when none is plain. */
+  sealPlain(config: ConfigObject, tenantId: string): ConfigObject | undefined;
+  open(config: ConfigObject, tenantId: string): ConfigObject;
+}
+
 /**
  * What data migrations need from the domain, handed in by whoever runs the migrations, so that
  * db/ imports nothing above it. Each is built when a migration first asks for it: an up-to-date
  * database loads no keys.
  */
 export interface MigrationServices {
-  /** Integration configs' secrets, sealed or opened with the API's keys. */
-  integrationSecrets(): {
-    /** The config with its plain secrets sealed; undefined when none is plain. */
-    sealPlain(config: ConfigObject, tenantId: string): ConfigObject | undefined;
-    open(config: ConfigObject, tenantId: string): ConfigObject;
-  };
+  integrationSecrets(): IntegrationSecrets;
 }
 
 /** Knex settings for migrations, which run as the owner role. */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { migrationServices } from '../knexfile';
+import { migrationServices, type IntegrationSecrets } from '../knexfile';
 
 // Integration secrets were stored in plain JSON until they were sealed (core/crypto): this seals
 // those still plain, so the migration needs the API's keys (SHIPYARD_ENCRYPTION_KEYS, or the
@@ -8,9 +8,8 @@ import { migrationServices } from '../knexfile';
 // migration's transaction lets the owner reach every tenant's rows, and no other session sees
 // the gap.
 
-type Reseal = (config: Record<string, unknown>, tenantId: string) => Record<string, unknown> | undefined;
-
-async function resealEach(knex: Knex, reseal: Reseal): Promise<void> {
+/** Rewrites each integration's config that `reseal` changes (undefined: left as it is). */
+async function resealEach(knex: Knex, reseal: IntegrationSecrets['sealPlain']): Promise<void> {
   await knex.raw('alter table integrations no force row level security');
   const rows: { id: string; tenant_id: string; config: Record<string, unknown> }[] = await knex('integrations').select(
     'id',
@@ -25,12 +24,10 @@ async function resealEach(knex: Knex, reseal: Reseal): Promise<void> {
 }
 
 export async function up(knex: Knex): Promise<void> {
-  const secrets = migrationServices(knex).integrationSecrets();
-  await resealEach(knex, (config, tenantId) => secrets.sealPlain(config, tenantId));
+  await resealEach(knex, migrationServices(knex).integrationSecrets().sealPlain);
 }
 
 /** Back to plain JSON, which the code before this migration reads (every key that sealed them is needed). */
 export async function down(knex: Knex): Promise<void> {
-  const secrets = migrationServices(knex).integrationSecrets();
-  await resealEach(knex, (config, tenantId) => secrets.open(config, tenantId));
+  await resealEach(knex, migrationServices(knex).integrationSecrets().open);
 }
