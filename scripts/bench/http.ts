@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
@@ -10,10 +11,15 @@ import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiP
 //   raw `pg` tenant transaction   vs  GET /api/v1/roles with a cached API key, and with a session token
 // The raw transaction is what a tenant-scoped read costs at the least: BEGIN, set_config, the
 // query, COMMIT, through `pg` with CONCURRENCY connections. A third floor serves that
-// transaction from a bare Koa app in its own process: the share HTTP itself takes on this machine.
+// transaction from a bare Koa app in a process of its own: the share HTTP itself takes on this
+// machine. (Its own: a Koa process that had also served that transaction served `/` 2–17% slower
+// than one that had not (~7% on average), which lowered the public route's floor.)
 // The cases take turns in rounds (measureSideBySide), so a slow minute falls on all of them.
 // Our pools prepare statements with parameters (db/preparedStatements.ts); the floor is the
 // issue's plain transaction, and one more row shows it with its query prepared, for reference.
+// Each floor is also measured a second time (bare Koa in a second process), so every run prints
+// how far two identical cases read apart on the machine at that hour: a ratio within that band
+// of its goal is not a difference this run can resolve.
 
 /** Seconds of load per case (BENCH_SECONDS): time, not a count, since the cases differ 5× in speed. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -33,7 +39,7 @@ async function main(): Promise<void> {
   const api = await startApiProcess();
   const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
   let revokeKey = async () => {};
-  let stopKoa = () => {};
+  const floorProcesses: ChildProcess[] = [];
   try {
     const { token, tenantId } = await issueDevToken(config, {
       tenant: 'bench',
@@ -41,12 +47,19 @@ async function main(): Promise<void> {
       roles: ['admin'],
     });
     const session = { authorization: `Bearer ${token}` };
-    const koa = await child(
-      'scripts/bench/bareKoa',
-      { BENCH_DATABASE_URL: config.database.appUrl, BENCH_TENANT_ID: tenantId },
-      async (proc) => `http://127.0.0.1:${await firstLine(proc)}`,
-    );
-    stopKoa = () => koa.proc.kill();
+    // The public route's floor twice (the second is its noise row), and the transaction's.
+    const startBareKoa = async () => {
+      const floor = await child(
+        'scripts/bench/bareKoa',
+        { BENCH_DATABASE_URL: config.database.appUrl, BENCH_TENANT_ID: tenantId },
+        async (proc) => `http://127.0.0.1:${await firstLine(proc)}`,
+      );
+      floorProcesses.push(floor.proc);
+      return floor;
+    };
+    const koa = await startBareKoa();
+    const koaAgain = await startBareKoa();
+    const koaWithTransaction = await startBareKoa();
     const created = await fetch(`${api.base}/api/v1/admin/api-keys`, {
       method: 'POST',
       headers: { ...session, 'content-type': 'application/json' },
@@ -75,19 +88,30 @@ async function main(): Promise<void> {
       }
     };
     const rolesQuery = 'select id, name from role_bundles order by name limit 21';
-    const [bareKoa, publicRoute, rawTransaction, preparedTransaction, koaTransaction, withApiKey, withSession] =
-      await measureSideBySide(
-        [
-          () => get(`${koa.base}/`, {}),
-          () => get(`${api.base}/healthz`, {}),
-          () => transaction(rolesQuery),
-          () => transaction({ name: 'bench-roles', text: rolesQuery }),
-          () => get(`${koa.base}/tenant-read`, {}),
-          () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
-          () => get(`${api.base}/api/v1/roles`, session),
-        ],
-        { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
-      );
+    const [
+      bareKoa,
+      bareKoaAgain,
+      publicRoute,
+      rawTransaction,
+      rawTransactionAgain,
+      preparedTransaction,
+      koaTransaction,
+      withApiKey,
+      withSession,
+    ] = await measureSideBySide(
+      [
+        () => get(`${koa.base}/`, {}),
+        () => get(`${koaAgain.base}/`, {}),
+        () => get(`${api.base}/healthz`, {}),
+        () => transaction(rolesQuery),
+        () => transaction(rolesQuery),
+        () => transaction({ name: 'bench-roles', text: rolesQuery }),
+        () => get(`${koaWithTransaction.base}/tenant-read`, {}),
+        () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
+        () => get(`${api.base}/api/v1/roles`, session),
+      ],
+      { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
+    );
 
     console.log(
       `bench:http — ${SECONDS} s per case in rounds taking turns after ${WARMUP_SECONDS} s of warm-up each, ` +
@@ -95,8 +119,10 @@ async function main(): Promise<void> {
     );
     console.log(`${'case'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     console.log(row('bare Koa (floor)', bareKoa));
+    console.log(row('bare Koa, a second process (noise)', bareKoaAgain, bareKoa));
     console.log(row('ours: public route /healthz', publicRoute, bareKoa));
     console.log(row('raw pg tenant transaction (floor)', rawTransaction));
+    console.log(row('raw pg, measured again (noise)', rawTransactionAgain, rawTransaction));
     console.log(row('raw pg, the query prepared', preparedTransaction, rawTransaction));
     console.log(row('bare Koa + that transaction', koaTransaction, rawTransaction));
     console.log(row('ours: GET /roles, cached API key', withApiKey, rawTransaction));
@@ -111,7 +137,7 @@ async function main(): Promise<void> {
   } finally {
     await revokeKey();
     await pg.end();
-    stopKoa();
+    for (const floor of floorProcesses) floor.kill();
     api.proc.kill();
   }
 }

@@ -82,8 +82,11 @@ export async function measureSideBySide(
   const round = { requests: Math.ceil(whole.requests / ROUNDS), seconds: whole.seconds / ROUNDS, concurrency };
   const runs = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
   for (let i = 0; i < ROUNDS; i++) {
-    for (const [c, once] of cases.entries()) {
-      const { latencies, seconds: took } = await drive(once, round);
+    // Each round starts one case later: whatever a case leaves running behind it (a server's
+    // collection, its log flush) falls on the next case, and this way not always on the same one.
+    for (let turn = 0; turn < cases.length; turn++) {
+      const c = (i + turn) % cases.length;
+      const { latencies, seconds: took } = await drive(cases[c], round);
       runs[c].latencies.push(...latencies);
       runs[c].seconds += took;
     }
