@@ -217,9 +217,9 @@ class TenantTransaction {
  * COMMIT is sent right behind them, in the same write, once the promise jobs now queued have run
  * (corkUntilPromiseJobsRun), without waiting for their answers (a round trip fewer), and
  * `statements` is returned. For work whose statements need no answer from one another: anything
- * issued later is refused. From here the transaction commits if its statements succeed, whatever the work
- * does next; one that fails rolls it back (withTenant reports the statement's error). Outside a
- * tenant transaction it only returns `statements`.
+ * issued later is refused. From here the transaction commits if its statements succeed,
+ * whatever the work does next; one that fails rolls it back (withTenant reports the statement's
+ * error). Outside a tenant transaction it only returns `statements`.
  */
 export function commitBehind<T>(trx: Knex, statements: Promise<T>): Promise<T> {
   (trx as { [TRANSACTION]?: TenantTransaction })[TRANSACTION]?.commitBehind();

@@ -1,13 +1,14 @@
 import type { Middleware } from 'koa';
 import { json } from 'co-body';
 import { ApiError } from '../../core/errors';
+import { onlyWhen } from './onlyWhen';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Parses JSON request bodies into ctx.request.body. Over the limit → 413, malformed → 400,
- * a body that is not JSON → 415. Requests without a body get `undefined`, and pass straight
- * on: most requests have none, and an async function would cost each a promise of its own.
+ * a body that is not JSON → 415. Requests without a body (most) get `undefined` and pass
+ * straight on.
  */
 export function jsonBody(limitBytes: number): Middleware {
   const readBody: Middleware = async (ctx, next) => {
@@ -19,10 +20,10 @@ export function jsonBody(limitBytes: number): Middleware {
     ctx.request.bodyBytes = Buffer.byteLength(raw);
     await next();
   };
-  return (ctx, next) =>
-    METHODS_WITH_BODY.has(ctx.method) && ctx.request.length !== 0 && hasBody(ctx.req.headers)
-      ? readBody(ctx, next)
-      : next();
+  return onlyWhen(
+    (ctx) => METHODS_WITH_BODY.has(ctx.method) && ctx.request.length !== 0 && hasBody(ctx.req.headers),
+    readBody,
+  );
 }
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {

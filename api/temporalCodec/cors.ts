@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { onlyWhen } from '../http/onlyWhen';
 import { API_PREFIX } from '../http/router';
 
 const CODEC_PATHS = `${API_PREFIX}/temporal-codec/`;
@@ -9,7 +10,7 @@ const CODEC_PATHS = `${API_PREFIX}/temporal-codec/`;
  * X-Namespace (and Authorization when it passes its user's access token), so every call is
  * preceded by a preflight, answered here. Set before the request goes on, the headers also
  * reach 401 and 403 answers, so the UI can tell a refusal from a network failure. Every other
- * request passes straight on, without the promise an async function would cost it.
+ * request passes straight on.
  */
 export function temporalCodecCors(temporalUiUrl: string): Middleware {
   const uiOrigin = new URL(temporalUiUrl).origin;
@@ -24,6 +25,5 @@ export function temporalCodecCors(temporalUiUrl: string): Middleware {
     });
     ctx.status = 204;
   };
-  return (ctx, next) =>
-    ctx.path.startsWith(CODEC_PATHS) && ctx.get('origin') === uiOrigin ? allowUi(ctx, next) : next();
+  return onlyWhen((ctx) => ctx.path.startsWith(CODEC_PATHS) && ctx.get('origin') === uiOrigin, allowUi);
 }
