@@ -285,6 +285,14 @@ describe('API reference', () => {
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
     }
   });
+
+  test("an asset path naming one of an object's own properties is a 404 envelope, not a broken response", async () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const res = await fetch(`${api.url}/api/v1/reference/assets/${name}`);
+      expect(res.status).toBe(404);
+      expectEnvelope(await jsonOf(res), 'NOT_FOUND');
+    }
+  });
 });
 
 test('a response that drifts from its declared schema fails the suite that provoked it', async () => {
