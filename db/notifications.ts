@@ -7,7 +7,7 @@ const RECONNECT_MS = 1_000;
  * One LISTEN connection per process for Postgres notifications (NOTIFY is delivered at commit,
  * to every listening process). Caches use it to drop entries that another process made stale.
  * While the connection is down, `listening` is false and lost-handlers have run: a cache must
- * then serve nothing, since it would miss invalidations.
+ * then serve nothing, since it would miss invalidations. After `close()` it stays false.
  */
 export class ChangeListener {
   private readonly handlers = new Map<string, (payload: string) => void>();
@@ -78,11 +78,15 @@ export class ChangeListener {
     this.reconnectTimer = setTimeout(() => void this.start(), RECONNECT_MS);
   }
 
+  /**
+   * Stops listening for good, as the process stops. Not a loss: lost-handlers do not run, since
+   * they wake every log follower to re-read, and at shutdown those reads raced the pool's
+   * destruction. Caches need no clearing: with `listening` false they serve nothing.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.listening = false;
     clearTimeout(this.reconnectTimer);
-    for (const handler of this.lostHandlers) handler();
     await this.client?.end().catch(() => undefined);
   }
 }
