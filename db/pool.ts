@@ -1,8 +1,24 @@
 import knex, { type Knex } from 'knex';
+import type { Logger } from 'pino';
 import { prepareStatements } from './preparedStatements';
 
-/** A Knex pool on one database role. Which role decides what RLS lets it see. */
-export function createPool(connectionString: string, max = 10): Knex {
+/**
+ * knex's own messages (a connection it could not acquire, a deprecation) as lines of the
+ * process's JSON log. Left to knex, they go to console.log as plain text among those lines.
+ */
+function knexLog(logger: Logger): Knex.Config['log'] {
+  const to = (level: 'debug' | 'warn' | 'error') => (message: unknown) =>
+    typeof message === 'string'
+      ? logger[level]({ from: 'knex' }, message)
+      : logger[level]({ from: 'knex', message }, 'knex');
+  return { debug: to('debug'), warn: to('warn'), error: to('error'), deprecate: to('warn') };
+}
+
+/**
+ * A Knex pool on one database role. Which role decides what RLS lets it see. With `logger`,
+ * knex's own messages go to it; without (tests, scripts), to the console.
+ */
+export function createPool(connectionString: string, max = 10, logger?: Logger): Knex {
   // Pipelined: a statement goes out without waiting for the answer to the one before, so a
   // tenant transaction's BEGIN and first query share one round trip (db/tenancy.ts). Queries
   // that hold a portal open (cursors, streams) are refused on such a connection; we use none.
@@ -12,6 +28,7 @@ export function createPool(connectionString: string, max = 10): Knex {
     connection,
     pool: { min: 0, max },
     acquireConnectionTimeout: 10_000,
+    ...(logger && { log: knexLog(logger) }),
   });
   prepareStatements(db);
   return db;

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { ActivityDeps } from '../activities';
 import type { Config } from '../core/config';
 import { createEgressClient } from '../core/egress/egressClient';
@@ -10,11 +11,14 @@ export type WorkerClients = Omit<ActivityDeps, 'keyring'> & { close(): Promise<v
 /**
  * The clients a worker process's activities (and the search pool's outbox drain) share: the app
  * and system database roles, the search engine, and the one egress guard every request made for
- * a tenant goes through. `poolMax` bounds the app role's pool.
+ * a tenant goes through. `poolMax` bounds the app role's pool; `logger` takes knex's messages.
  */
-export function createWorkerClients(config: Config, poolMax = config.database.poolMax): WorkerClients {
-  const db = createPool(config.database.appUrl, poolMax);
-  const system = createPool(config.database.systemUrl, 2);
+export function createWorkerClients(
+  config: Config,
+  { poolMax = config.database.poolMax, logger }: { poolMax?: number; logger?: Logger } = {},
+): WorkerClients {
+  const db = createPool(config.database.appUrl, poolMax, logger);
+  const system = createPool(config.database.systemUrl, 2, logger);
   const search = createSearchEngine(config);
   // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
   const egress = createEgressClient(parseEgressAllow(config.egressAllow));

@@ -19,7 +19,7 @@ async function main(args: string[]): Promise<void> {
   const logger = createLogger(config, `worker:${pools.join('+')}`);
   // First: the SDK's runtime takes its settings only before any connection exists.
   installTemporalRuntime(logger, config.metrics.workerAddress);
-  const clients = createWorkerClients(config);
+  const clients = createWorkerClients(config, { logger });
   const drain = pools.includes('search') ? await startOutboxDrain(config, clients, logger) : undefined;
   try {
     const workers = await createPoolWorkers(pools, config, clients);

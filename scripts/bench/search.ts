@@ -46,7 +46,7 @@ const queryString = (query: Omit<SearchQuery, 'offset' | 'limit'>) =>
 
 /** Every entity's document with its id, in id order, as the backfill reads them. */
 async function everyEntityDocument(config: Config): Promise<{ id: string; document: SearchDocument }[]> {
-  const clients = createWorkerClients(config, 1);
+  const clients = createWorkerClients(config, { poolMax: 1 });
   try {
     const documents: { id: string; document: SearchDocument }[] = [];
     for (let afterId: string | null = null; ;) {

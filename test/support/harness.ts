@@ -66,7 +66,7 @@ export interface TestWorkers {
 /** Real Temporal workers for the given pools, in this process, on the test namespace. */
 export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
   const config = testConfig();
-  const clients = createWorkerClients(config, 4);
+  const clients = createWorkerClients(config, { poolMax: 4 });
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
   const workers = await createPoolWorkers(pools, config, clients, { code });
   const running = workers.run();
