@@ -37,9 +37,20 @@ function admitStream(tenantId: string, cap: number): () => void {
   };
 }
 
+/** The stream a client follows: whose run, from after which line, until `closed` resolves. */
+export interface FollowedLog {
+  tenantId: string;
+  runId: string;
+  /** The last line the client has (0: none). */
+  afterId: number;
+  closed: Promise<void>;
+  /** Open streams a tenant may hold in this process. */
+  streamsPerTenant: number;
+}
+
 /**
- * Server-sent events of a run's log: every line so far, then new ones as they are committed, and
- * a final `end` event with the run's status once it has finished. Undefined when the run is not
+ * Server-sent events of a run's log: every line after `afterId`, then new ones as they are
+ * committed, and a final `end` event with the run's status once it has finished. Undefined when the run is not
  * there (or not the tenant's). The stream reads only when woken (a notification that the run
  * changed, see RunLogFollowers), each read a short transaction of its own; it reads no more
  * while the client's socket is not draining. Its first read, made before it answers, is also
@@ -49,10 +60,7 @@ function admitStream(tenantId: string, cap: number): () => void {
 export async function openRunLogStream(
   db: Knex,
   followers: RunLogFollowers,
-  tenantId: string,
-  runId: string,
-  closed: Promise<void>,
-  streamsPerTenant: number,
+  { tenantId, runId, afterId, closed, streamsPerTenant }: FollowedLog,
 ): Promise<PassThrough | undefined> {
   const release = admitStream(tenantId, streamsPerTenant);
   let open = true;
@@ -67,16 +75,16 @@ export async function openRunLogStream(
     release();
   };
   // One statement, so one snapshot: lines read with a finished status are complete.
-  const read = (afterId: number) => {
+  const read = (after: number) => {
     changed = false;
     return withTenant(db, tenantId, (trx) =>
-      commitBehind(trx, readRunProgress(trx, runId, { afterId, limit: LINES_PER_READ })),
+      commitBehind(trx, readRunProgress(trx, runId, { afterId: after, limit: LINES_PER_READ })),
     );
   };
   let progress: Awaited<ReturnType<typeof read>>;
   try {
     await followers.ready();
-    progress = await read(0);
+    progress = await read(afterId);
   } catch (err) {
     stop();
     throw err;
@@ -108,7 +116,7 @@ export async function openRunLogStream(
   // A comment first: it sends the response headers before there is a line to send.
   stream.write(`: following run ${runId}\n\n`);
   void (async () => {
-    let lastId = 0;
+    let lastId = afterId;
     try {
       while (open) {
         for (const line of progress.lines) {

@@ -1,6 +1,6 @@
 import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
-import { notFound } from '../../core/errors';
+import { ApiError, notFound } from '../../core/errors';
 import { invalidCursor } from '../../core/paging';
 import { decideRun, startRun } from '../../core/forge/runCommands';
 import { findRun, listLogs, listRuns, runStats, runStatus } from '../../core/forge/runStore';
@@ -39,11 +39,32 @@ const DECISION_SUMMARIES: Record<DecisionKind, string> = {
  */
 const LOG_PAGE = keysetListQuery(100, 1000);
 
-/** Log cursors carry the last line's id, which is a positive integer. */
+/** A log line's id written as text (in a cursor, or as an event id): a positive integer. */
+function lineId(text: string): number | undefined {
+  const id = /^\d+$/.test(text) ? Number(text) : NaN;
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
+/** Log cursors carry the last line's id. */
 function afterLineId(afterId: string | null): number {
   if (afterId === null) return 0;
-  const id = /^\d+$/.test(afterId) ? Number(afterId) : NaN;
-  if (!Number.isSafeInteger(id)) throw invalidCursor();
+  const id = lineId(afterId);
+  if (id === undefined) throw invalidCursor();
+  return id;
+}
+
+/**
+ * Where a followed log resumes: after the line whose id a reconnecting client sends back as
+ * Last-Event-ID (EventSource does so by itself), or from the first line.
+ */
+function lastEventId(header: string): number {
+  if (header === '') return 0;
+  const id = lineId(header);
+  if (id === undefined) {
+    throw new ApiError('INVALID_REQUEST', 'Invalid Last-Event-ID', [
+      { field: 'headers.last-event-id', message: 'must be the id of a log line (an event id this stream sent)' },
+    ]);
+  }
   return id;
 }
 
@@ -144,7 +165,8 @@ export const runRoutes = [
         description:
           '`{lines, next_cursor}`. With follow=true instead `text/event-stream`: a `message` event per line ' +
           '(its id as the event id), then one `end` event `{status}` when the run has finished; ' +
-          '`limit` and `cursor` do not apply. Each API process allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT ' +
+          '`limit` and `cursor` do not apply. A client reconnecting with Last-Event-ID (the id of the last ' +
+          'line it received, which EventSource sends by itself) resumes after that line. Each API process allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT ' +
           '(default 20) open streams per tenant; one more is a 429 with Retry-After.',
         schema: logPageSchema,
       },
@@ -164,14 +186,13 @@ export const runRoutes = [
         );
         return { lines: page.items, next_cursor: page.next_cursor };
       }
-      const stream = await openRunLogStream(
-        deps.db,
-        runLogFollowers(deps.changes),
-        auth.tenantId,
-        params.runId,
-        closedBy(ctx.req),
-        deps.config.forge.logStreamsPerTenant,
-      );
+      const stream = await openRunLogStream(deps.db, runLogFollowers(deps.changes), {
+        tenantId: auth.tenantId,
+        runId: params.runId,
+        afterId: lastEventId(ctx.get('last-event-id')),
+        closed: closedBy(ctx.req),
+        streamsPerTenant: deps.config.forge.logStreamsPerTenant,
+      });
       if (!stream) throw notFound('Run');
       ctx.type = 'text/event-stream';
       ctx.set('Cache-Control', 'no-cache');

@@ -51,8 +51,11 @@ async function* sseEvents(res: Response): AsyncGenerator<SseEvent> {
   }
 }
 
-const follow = (runId: string, signal?: AbortSignal) =>
-  fetch(`${api.url}/api/v1/forge/runs/${runId}/logs?follow=true`, { headers: bearer(writer), signal });
+const follow = (runId: string, signal?: AbortSignal, headers: Record<string, string> = {}) =>
+  fetch(`${api.url}/api/v1/forge/runs/${runId}/logs?follow=true`, {
+    headers: { ...bearer(writer), ...headers },
+    signal,
+  });
 
 const appendOutside = (runId: string, message: string) =>
   withTenant(outside, writerTenantId, (trx) => appendLogs(trx, writerTenantId, runId, [{ message }]));
@@ -212,6 +215,41 @@ describe('logs', () => {
       expect.stringMatching(/ from "runs" as "r" /),
     ]);
   }, 30_000);
+
+  test('a client reconnecting with Last-Event-ID gets the lines after that one, then new ones; a Last-Event-ID that is not a line id is a 400', async () => {
+    const runId = await storeRunWithoutWorkflow();
+    for (const message of ['one', 'two', 'three']) await appendOutside(runId, message);
+    const first = new AbortController();
+    const received: SseEvent[] = [];
+    try {
+      for await (const event of sseEvents(await follow(runId, first.signal))) {
+        if (received.push(event) === 3) break;
+      }
+    } finally {
+      first.abort();
+    }
+    expect(received.map((event) => event.data.message)).toEqual(['one', 'two', 'three']);
+
+    const reconnected = new AbortController();
+    try {
+      const res = await follow(runId, reconnected.signal, { 'last-event-id': received[1].id! });
+      expect(res.status).toBe(200);
+      const events = sseEvents(res);
+      expect((await events.next()).value).toEqual(received[2]);
+      await appendOutside(runId, 'four');
+      expect((await events.next()).value).toMatchObject({ event: 'message', data: { message: 'four' } });
+    } finally {
+      reconnected.abort();
+    }
+
+    for (const notALineId of ['three', '-1', '1.5', '99999999999999999999']) {
+      const res = await follow(runId, undefined, { 'last-event-id': notALineId });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: { code: 'INVALID_REQUEST', details: [{ field: 'headers.last-event-id' }] },
+      });
+    }
+  });
 
   test(`a tenant holds at most SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (${STREAM_CAP}) streams at once: one more is a 429 with Retry-After; closing one admits another`, async () => {
     const runId = await storeRunWithoutWorkflow();
