@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   Client as TemporalClient,
   Connection,
@@ -41,6 +42,11 @@ export interface AppDeps {
   apiKeyCache: ApiKeyCache;
   /** GET /teams per tenant; replaceable (a test gives it its own clock). */
   teamsCache: TeamsCache;
+  /**
+   * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
+   * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
+   */
+  stopping: AbortController;
 }
 
 /**
@@ -68,6 +74,9 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   const sessionPrincipals = createSessionPrincipalCache(changes);
   await changes.start();
   const verifySession = await createSessionVerifier(config);
+  const stopping = new AbortController();
+  // One listener per open log stream: many is normal, not a leak.
+  setMaxListeners(0, stopping.signal);
   return {
     config,
     logger,
@@ -93,10 +102,12 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     changes,
     apiKeyCache,
     teamsCache,
+    stopping,
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
+  deps.stopping.abort();
   await deps.changes.close();
   await Promise.allSettled([
     deps.db.destroy(),

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'api shutting down');
+    deps.stopping.abort();
     const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
     // Scrapes are short and replayable: the metrics listener closes at once.
     metricsServer?.close();

@@ -190,7 +190,7 @@ export const runRoutes = [
         tenantId: auth.tenantId,
         runId: params.runId,
         afterId: lastEventId(ctx.get('last-event-id')),
-        closed: closedBy(ctx.req),
+        closed: endOfStream(ctx.req, deps.stopping.signal),
         streamsPerTenant: deps.config.forge.logStreamsPerTenant,
       });
       if (!stream) throw notFound('Run');
@@ -239,4 +239,16 @@ export const runRoutes = [
 ];
 
 /** Settles when the client goes away. */
-const closedBy = (req: NodeJS.EventEmitter) => new Promise<void>((resolve) => req.once('close', () => resolve()));
+/** Resolves when the client leaves or the process begins to stop, whichever comes first. */
+function endOfStream(req: NodeJS.EventEmitter, stopping: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (stopping.aborted) return resolve();
+    const end = () => {
+      req.off('close', end);
+      stopping.removeEventListener('abort', end);
+      resolve();
+    };
+    req.once('close', end);
+    stopping.addEventListener('abort', end);
+  });
+}

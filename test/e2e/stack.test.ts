@@ -109,8 +109,24 @@ describe('the API and worker processes', () => {
     }
   });
 
-  test('stop cleanly on SIGTERM: exit code 0, and the port is released', async () => {
+  test('stop cleanly on SIGTERM: a followed run log ends at once rather than being cut, exit code 0, and the port is released', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) =>
+      jsonOf(await fetch(`${BASE}/api/v1${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) }));
+    const mold = await post('/forge/molds', {
+      slug: `gate-${Date.now()}`,
+      name: 'Waits for an approval',
+      actions: [{ name: 'gate', type: 'approval' }],
+    });
+    const run = await post('/forge/runs', { mold_slug: mold.slug, parameters: {} });
+    const followed = await fetch(`${BASE}/api/v1/forge/runs/${run.id}/logs?follow=true`, { headers: auth });
+    expect(followed.status).toBe(200);
+    // Read to its end: the stream ends (a client then resumes elsewhere with Last-Event-ID).
+    // Cut instead, after SHUTDOWN_TIMEOUT_MS, the read would fail.
+    const body = followed.text();
+
     expect(await stop(api)).toBe(0);
+    expect(await body).toContain(`: following run ${run.id}`);
     expect(await stop(workers)).toBe(0);
     await expect(fetch(`${BASE}/healthz`)).rejects.toThrow();
   }, 60_000);
