@@ -43,6 +43,7 @@ export interface FollowedLog {
   runId: string;
   /** The last line the client has (0: none). */
   afterId: number;
+  /** Resolves when the stream must end: its client left, or the process is stopping. */
   closed: Promise<void>;
   /** Open streams a tenant may hold in this process. */
   streamsPerTenant: number;
@@ -50,12 +51,12 @@ export interface FollowedLog {
 
 /**
  * Server-sent events of a run's log: every line after `afterId`, then new ones as they are
- * committed, and a final `end` event with the run's status once it has finished. Undefined when the run is not
- * there (or not the tenant's). The stream reads only when woken (a notification that the run
- * changed, see RunLogFollowers), each read a short transaction of its own; it reads no more
- * while the client's socket is not draining. Its first read, made before it answers, is also
- * the check that the run exists: it follows first, so nothing committed after that read is
- * missed.
+ * committed, and a final `end` event with the run's status once it has finished. Undefined
+ * when the run is not there (or not the tenant's). The stream reads only when woken (a
+ * notification that the run changed, see RunLogFollowers), each read a short transaction of its
+ * own; it reads no more while the client's socket is not draining. Its first read, made before
+ * it answers, is also the check that the run exists: it follows first, so nothing committed
+ * after that read is missed.
  */
 export async function openRunLogStream(
   db: Knex,

@@ -166,8 +166,9 @@ export const runRoutes = [
           '`{lines, next_cursor}`. With follow=true instead `text/event-stream`: a `message` event per line ' +
           '(its id as the event id), then one `end` event `{status}` when the run has finished; ' +
           '`limit` and `cursor` do not apply. A client reconnecting with Last-Event-ID (the id of the last ' +
-          'line it received, which EventSource sends by itself) resumes after that line. Each API process allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT ' +
-          '(default 20) open streams per tenant; one more is a 429 with Retry-After.',
+          'line it received, which EventSource sends by itself) resumes after that line. Each API process ' +
+          'allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (default 20) open streams per tenant; one more is ' +
+          'a 429 with Retry-After.',
         schema: logPageSchema,
       },
     },
@@ -238,7 +239,6 @@ export const runRoutes = [
   ),
 ];
 
-/** Settles when the client goes away. */
 /** Resolves when the client leaves or the process begins to stop, whichever comes first. */
 function endOfStream(req: NodeJS.EventEmitter, stopping: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
