@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Middleware } from 'koa';
-import { onlyWhen } from '../http/onlyWhen';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { API_PREFIX } from '../http/router';
 import { buildOpenApiDocument } from './document';
@@ -75,21 +74,18 @@ export function withApiReference(routes: RouteDefinition[]): RouteDefinition[] {
   return all;
 }
 
-/** The asset a request path names, if it names one. */
-const assetName = (requestPath: string) =>
-  requestPath.startsWith(ASSETS_PATH) ? requestPath.slice(ASSETS_PATH.length) : '';
-
 /**
  * Serves the reference page's assets from the swagger-ui-dist npm package (no CDN). Every other
  * request passes straight on.
  */
-export const referenceAssets = (): Middleware =>
-  onlyWhen(
-    (ctx) => ctx.method === 'GET' && ASSET_TYPES.has(assetName(ctx.path)),
-    async (ctx) => {
-      const name = assetName(ctx.path);
-      ctx.type = ASSET_TYPES.get(name)!;
-      ctx.set('Cache-Control', 'public, max-age=86400');
-      ctx.body = createReadStream(path.join(ASSET_DIR, name));
-    },
-  );
+export function referenceAssets(): Middleware {
+  return (ctx, next) => {
+    const name = ctx.path.startsWith(ASSETS_PATH) ? ctx.path.slice(ASSETS_PATH.length) : '';
+    const type = ASSET_TYPES.get(name);
+    if (ctx.method !== 'GET' || !type) return next();
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = createReadStream(path.join(ASSET_DIR, name));
+    return undefined; // answered here: nothing after it runs
+  };
+}

@@ -20,6 +20,8 @@ describe('the API and worker processes', () => {
   let api: ChildProcess;
   let workers: ChildProcess;
   let token: string;
+  /** The operator's token on a JSON request. */
+  let auth: Record<string, string>;
   beforeAll(async () => {
     api = launch('api/server.ts', [], serve);
     workers = launch('workers/main.ts');
@@ -36,6 +38,7 @@ describe('the API and worker processes', () => {
       '10m',
     ]);
     token = String(stdout).trim();
+    auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   });
   afterAll(() => {
     for (const child of [api, workers]) if (child.exitCode === null) child.kill('SIGKILL');
@@ -63,7 +66,6 @@ describe('the API and worker processes', () => {
   });
 
   test('an API key revoked through another process fails at once in this one, though it had cached it', async () => {
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const key = await jsonOf(
       await fetch(`${BASE}/api/v1/admin/api-keys`, {
         method: 'POST',
@@ -84,7 +86,6 @@ describe('the API and worker processes', () => {
   });
 
   test('the search worker drains the outbox: an entity written through the API reaches the engine', async () => {
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const created = await fetch(`${BASE}/api/v1/entities`, {
       method: 'POST',
       headers: auth,
@@ -110,7 +111,6 @@ describe('the API and worker processes', () => {
   });
 
   test('stop cleanly on SIGTERM: a followed run log ends at once rather than being cut, exit code 0, and the port is released', async () => {
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) =>
       jsonOf(await fetch(`${BASE}/api/v1${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) }));
     const mold = await post('/forge/molds', {
