@@ -20,6 +20,11 @@ import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiP
 // Each floor is also measured a second time (bare Koa in a second process), so every run prints
 // how far two identical cases read apart on the machine at that hour: a ratio within that band
 // of its goal is not a difference this run can resolve.
+// Each case also prints the CPU a request cost its server, PostgreSQL and the load driver (the
+// bench process), so every run shows where a request's time went; a last line gives the
+// floor's total over ours, the ratio each goal would read were the machine bound by CPU alone.
+// Like req/s, those figures move with the machine's hour (one API's CPU a request, measured in
+// 2 s windows under steady load, read 117–232 µs), so they too compare only within a run.
 
 /** Seconds of load per case (BENCH_SECONDS): time, not a count, since the cases differ 5× in speed. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -30,8 +35,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
+/** CPU a request cost all parties (µs): what the two cores are shared out by. */
+const totalCpu = (f: Figures) => f.cpu!.server + f.cpu!.postgres + f.cpu!.driver;
+const µs = (n: number) => n.toFixed(0).padStart(7);
+
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
+  `${µs(f.cpu!.server)}${µs(f.cpu!.postgres)}${µs(f.cpu!.driver)}${µs(totalCpu(f))}` +
   (floor ? `   ${(f.rps / floor.rps).toFixed(2)}× floor req/s` : '');
 
 async function main(): Promise<void> {
@@ -110,14 +120,32 @@ async function main(): Promise<void> {
         () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
         () => get(`${api.base}/api/v1/roles`, session),
       ],
-      { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
+      {
+        seconds: SECONDS,
+        warmupSeconds: WARMUP_SECONDS,
+        servers: [
+          koa.proc.pid,
+          koaAgain.proc.pid,
+          api.proc.pid,
+          undefined, // the raw transactions run in this process
+          undefined,
+          undefined,
+          koaWithTransaction.proc.pid,
+          api.proc.pid,
+          api.proc.pid,
+        ],
+      },
     );
 
     console.log(
       `bench:http — ${SECONDS} s per case in rounds taking turns after ${WARMUP_SECONDS} s of warm-up each, ` +
         `${CONCURRENCY} keep-alive clients, one API process`,
     );
-    console.log(`${'case'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
+    console.log(`${' '.repeat(60)}CPU µs a request: server, PostgreSQL, driver, all`);
+    console.log(
+      `${'case'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}` +
+        ['server', 'pg', 'driver', 'all'].map((party) => party.padStart(7)).join(''),
+    );
     console.log(row('bare Koa (floor)', bareKoa));
     console.log(row('bare Koa, a second process (noise)', bareKoaAgain, bareKoa));
     console.log(row('ours: public route /healthz', publicRoute, bareKoa));
@@ -129,6 +157,13 @@ async function main(): Promise<void> {
     console.log(row('ours: GET /roles, session token', withSession, rawTransaction));
     console.log(
       `GET /roles with a cached API key / bare Koa + the transaction: ${(withApiKey.rps / koaTransaction.rps).toFixed(2)}× req/s`,
+    );
+    // The two cores are shared by every party, so the floor's CPU a request over ours is the
+    // ratio a machine that only ran out of CPU would show.
+    const cpuBound = (ours: Figures, floor: Figures) => `${(totalCpu(floor) / totalCpu(ours)).toFixed(2)}×`;
+    console.log(
+      `by CPU alone (the floor's CPU a request / ours): /healthz ${cpuBound(publicRoute, bareKoa)} of bare Koa, ` +
+        `the cached key ${cpuBound(withApiKey, rawTransaction)} of the raw transaction`,
     );
     console.log(
       `session token p50 / API key p50: ${(withSession.p50 / withApiKey.p50).toFixed(2)}×` +

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { meterCpu, type CpuSpent } from './cpu';
 
 // What the HTTP benchmarks share: a closed-loop load driver, kept-alive GETs, and child
 // processes for the API and the floors (so each has its own CPU profile and RSS).
@@ -19,6 +20,8 @@ export interface Figures {
   p50: number;
   p95: number;
   p99: number;
+  /** CPU per request (µs) by party, when `measureSideBySide` was told who serves the case. */
+  cpu?: CpuSpent;
 }
 
 export const percentile = (sorted: number[], p: number) =>
@@ -62,6 +65,10 @@ const ROUNDS = 8;
  * bare Koa's rounds lasted ~30 ms, and one pause of the driver moved its figure by a fifth.)
  * Each case's warm-up is as many requests as it measures, a quarter of its `seconds`, or
  * `warmupSeconds` of load when given.
+ *
+ * With `servers` (the pid serving each case, undefined for a case run in this process), each
+ * case's figures also give the CPU a request cost the load driver, its server and PostgreSQL
+ * (cpu.ts), metered round by round like the requests.
  */
 export async function measureSideBySide(
   cases: (() => Promise<void>)[],
@@ -70,7 +77,14 @@ export async function measureSideBySide(
     concurrency = CONCURRENCY,
     seconds,
     warmupSeconds,
-  }: { requests?: number; concurrency?: number; seconds?: number; warmupSeconds?: number } = {},
+    servers,
+  }: {
+    requests?: number;
+    concurrency?: number;
+    seconds?: number;
+    warmupSeconds?: number;
+    servers?: (number | undefined)[];
+  } = {},
 ): Promise<Figures[]> {
   // Counted by requests, or by time: not both.
   const whole = seconds === undefined ? { requests, seconds: Infinity } : { requests: Infinity, seconds };
@@ -80,24 +94,40 @@ export async function measureSideBySide(
       : { requests: Infinity, seconds: warmupSeconds, concurrency };
   for (const once of cases) await drive(once, warmup);
   const round = { requests: Math.ceil(whole.requests / ROUNDS), seconds: whole.seconds / ROUNDS, concurrency };
-  const runs = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
+  const runs = cases.map(() => ({
+    latencies: [] as number[],
+    seconds: 0,
+    cpu: { driver: 0, server: 0, postgres: 0 } as CpuSpent,
+  }));
   for (let i = 0; i < ROUNDS; i++) {
     // Each round starts one case later: whatever a case leaves running behind it (a server's
     // collection, its log flush) falls on the next case, and this way not always on the same one.
     for (let turn = 0; turn < cases.length; turn++) {
       const c = (i + turn) % cases.length;
+      const spent = servers && meterCpu(servers[c]);
       const { latencies, seconds: took } = await drive(cases[c], round);
       runs[c].latencies.push(...latencies);
       runs[c].seconds += took;
+      if (spent) {
+        const { driver, server, postgres } = spent();
+        const cpu = runs[c].cpu;
+        cpu.driver += driver;
+        cpu.server += server;
+        cpu.postgres += postgres;
+      }
     }
   }
-  return runs.map(({ latencies, seconds: took }) => {
+  return runs.map(({ latencies, seconds: took, cpu }) => {
     latencies.sort((a, b) => a - b);
+    const perRequest = (us: number) => us / latencies.length;
     return {
       rps: latencies.length / took,
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
       p99: percentile(latencies, 99),
+      ...(servers && {
+        cpu: { driver: perRequest(cpu.driver), server: perRequest(cpu.server), postgres: perRequest(cpu.postgres) },
+      }),
     };
   });
 }
