@@ -40,7 +40,7 @@ wait_until api 60 curl -fsS -o /dev/null "$base/healthz"
 
 report="$SHIPYARD_DATA/fuzz"
 mkdir -p "$report"
-# A run's report (every request and response) is ~180 MB: only the latest is kept.
+# A run's report (every request and response) takes 170–350 MB: only the latest is kept.
 rm -f "$report"/ndjson-*.ndjson
 # --max-examples per operation: 103 operations, so over ten thousand requests in all. 100 finds a
 # NUL character that reaches the database (40 did not); the examples it finds are kept in
