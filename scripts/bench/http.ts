@@ -37,11 +37,11 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
 /** CPU a request cost all parties (µs): what the two cores are shared out by. */
 const totalCpu = (f: Figures) => f.cpu!.server + f.cpu!.postgres + f.cpu!.driver;
-const µs = (n: number) => n.toFixed(0).padStart(7);
+const cpuCell = (us: number) => us.toFixed(0).padStart(7);
 
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
-  `${µs(f.cpu!.server)}${µs(f.cpu!.postgres)}${µs(f.cpu!.driver)}${µs(totalCpu(f))}` +
+  `${cpuCell(f.cpu!.server)}${cpuCell(f.cpu!.postgres)}${cpuCell(f.cpu!.driver)}${cpuCell(totalCpu(f))}` +
   (floor ? `   ${(f.rps / floor.rps).toFixed(2)}× floor req/s` : '');
 
 async function main(): Promise<void> {
@@ -98,6 +98,22 @@ async function main(): Promise<void> {
       }
     };
     const rolesQuery = 'select id, name from role_bundles order by name limit 21';
+    // Each case with the process that serves it, whose CPU its rows show (none: this process).
+    const servedBy = (server: { proc: ChildProcess } | undefined, once: () => Promise<void>) => ({
+      once,
+      server: server?.proc.pid,
+    });
+    const cases = [
+      servedBy(koa, () => get(`${koa.base}/`, {})),
+      servedBy(koaAgain, () => get(`${koaAgain.base}/`, {})),
+      servedBy(api, () => get(`${api.base}/healthz`, {})),
+      servedBy(undefined, () => transaction(rolesQuery)),
+      servedBy(undefined, () => transaction(rolesQuery)),
+      servedBy(undefined, () => transaction({ name: 'bench-roles', text: rolesQuery })),
+      servedBy(koaWithTransaction, () => get(`${koaWithTransaction.base}/tenant-read`, {})),
+      servedBy(api, () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` })),
+      servedBy(api, () => get(`${api.base}/api/v1/roles`, session)),
+    ];
     const [
       bareKoa,
       bareKoaAgain,
@@ -109,32 +125,8 @@ async function main(): Promise<void> {
       withApiKey,
       withSession,
     ] = await measureSideBySide(
-      [
-        () => get(`${koa.base}/`, {}),
-        () => get(`${koaAgain.base}/`, {}),
-        () => get(`${api.base}/healthz`, {}),
-        () => transaction(rolesQuery),
-        () => transaction(rolesQuery),
-        () => transaction({ name: 'bench-roles', text: rolesQuery }),
-        () => get(`${koaWithTransaction.base}/tenant-read`, {}),
-        () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` }),
-        () => get(`${api.base}/api/v1/roles`, session),
-      ],
-      {
-        seconds: SECONDS,
-        warmupSeconds: WARMUP_SECONDS,
-        servers: [
-          koa.proc.pid,
-          koaAgain.proc.pid,
-          api.proc.pid,
-          undefined, // the raw transactions run in this process
-          undefined,
-          undefined,
-          koaWithTransaction.proc.pid,
-          api.proc.pid,
-          api.proc.pid,
-        ],
-      },
+      cases.map((c) => c.once),
+      { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, servers: cases.map((c) => c.server) },
     );
 
     console.log(
