@@ -104,12 +104,12 @@ export async function measureSideBySide(
     // collection, its log flush) falls on the next case, and this way not always on the same one.
     for (let turn = 0; turn < cases.length; turn++) {
       const c = (i + turn) % cases.length;
-      const spent = servers && meterCpu(servers[c]);
+      const meter = servers && meterCpu(servers[c]);
       const { latencies, seconds: took } = await drive(cases[c], round);
       runs[c].latencies.push(...latencies);
       runs[c].seconds += took;
-      if (spent) {
-        const { driver, server, postgres } = spent();
+      if (meter) {
+        const { driver, server, postgres } = meter();
         const cpu = runs[c].cpu;
         cpu.driver += driver;
         cpu.server += server;
