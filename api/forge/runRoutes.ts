@@ -1,6 +1,6 @@
 import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
-import { ApiError, notFound } from '../../core/errors';
+import { invalid, notFound } from '../../core/errors';
 import { invalidCursor } from '../../core/paging';
 import { decideRun, startRun } from '../../core/forge/runCommands';
 import { findRun, listLogs, listRuns, runStats, runStatus } from '../../core/forge/runStore';
@@ -61,7 +61,7 @@ function lastEventId(header: string): number {
   if (header === '') return 0;
   const id = lineId(header);
   if (id === undefined) {
-    throw new ApiError('INVALID_REQUEST', 'Invalid Last-Event-ID', [
+    throw invalid('Invalid Last-Event-ID', [
       { field: 'headers.last-event-id', message: 'must be the id of a log line (an event id this stream sent)' },
     ]);
   }
