@@ -7,6 +7,7 @@ import { closeDeps, createDeps } from '../../api/deps';
 import { defineRoute } from '../../api/http/route';
 import { apiRoutes } from '../../api/routes';
 import { issueDevToken } from '../cli/devToken';
+import { benchApiKey } from './benchCaller';
 import { CONCURRENCY, get, measure, REQUESTS } from './load';
 
 // `npm run bench:auth`: what authentication adds to a request. Three identical no-op routes
@@ -30,25 +31,13 @@ async function main(): Promise<void> {
   const routes = [noop('/bench/public', 'public'), noop('/bench/authenticated', 'authenticated'), ...apiRoutes];
   const server = createServer(buildApp(deps, routes).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `${origin}/api/v1`;
   let revokeKey = async () => {};
   try {
     const { token } = await issueDevToken(config, { tenant: 'bench', email: 'bench@bench.test', roles: ['admin'] });
-    const asAdmin = { authorization: `Bearer ${token}` };
-    const created = await fetch(`${base}/admin/api-keys`, {
-      method: 'POST',
-      headers: { ...asAdmin, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `bench-${Date.now()}`, scopes: ['catalog:read'] }),
-    });
-    if (created.status !== 201) {
-      throw new Error(
-        `could not create the bench API key: POST /admin/api-keys answered ${created.status} ${await created.text()}`,
-      );
-    }
-    const apiKey = (await created.json()) as { id: string; token: string };
-    revokeKey = async () => {
-      await fetch(`${base}/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: asAdmin });
-    };
+    const apiKey = await benchApiKey(origin, token, ['catalog:read'], 'bench');
+    revokeKey = apiKey.revoke;
 
     const cases: [string, string, Record<string, string>][] = [
       ['unauthenticated', '/bench/public', {}],

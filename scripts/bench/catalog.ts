@@ -6,7 +6,8 @@ import { buildApp } from '../../api/app';
 import { closeDeps, createDeps } from '../../api/deps';
 import { loadConfig, type Config } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
-import { benchApiKey, ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
+import { benchApiKey } from './benchCaller';
+import { ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
 import { CONCURRENCY, get, measureSideBySide, REQUESTS, sideBySideTable, startApiProcess } from './load';
 
 // `npm run bench:catalog`: GET /entities on a tenant of ENTITIES seeded entities (npm run seed),

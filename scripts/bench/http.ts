@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
-import { issueDevToken } from '../cli/devToken';
+import { asDeployed, benchCaller } from './benchCaller';
 import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiProcess, type Figures } from './load';
 
 // `npm run bench:http`: the request path against its floors, in one run. CONCURRENCY keep-alive
@@ -51,12 +51,9 @@ async function main(): Promise<void> {
   let revokeKey = async () => {};
   const floorProcesses: ChildProcess[] = [];
   try {
-    const { token, tenantId } = await issueDevToken(config, {
-      tenant: 'bench',
-      email: 'bench@bench.test',
-      roles: ['admin'],
-    });
-    const session = { authorization: `Bearer ${token}` };
+    const caller = await benchCaller(config, api.base);
+    const { tenantId, session, apiKey } = caller;
+    revokeKey = caller.revokeKey;
     // The public route's floor twice (the second is its noise row), and the transaction's.
     const startBareKoa = async () => {
       const floor = await child(
@@ -70,21 +67,7 @@ async function main(): Promise<void> {
     const koa = await startBareKoa();
     const koaAgain = await startBareKoa();
     const koaWithTransaction = await startBareKoa();
-    const created = await fetch(`${api.base}/api/v1/admin/api-keys`, {
-      method: 'POST',
-      headers: { ...session, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `bench-http-${Date.now()}`, scopes: ['admin:read'] }),
-    });
-    if (created.status !== 201) throw new Error(`could not create the bench API key: ${created.status}`);
-    const apiKey = (await created.json()) as { id: string; token: string };
-    revokeKey = async () => {
-      await fetch(`${api.base}/api/v1/admin/api-keys/${apiKey.id}`, { method: 'DELETE', headers: session });
-    };
-
-    // The API as it runs once deployed: it has answered the health check, whose Temporal calls
-    // once left Node's async hooks on in the process for good (core/temporalCalls.ts).
-    const system = await fetch(`${api.base}/api/v1/system`, { headers: session });
-    if (system.status !== 200) throw new Error(`GET /system answered ${system.status}`);
+    await asDeployed(api.base, session);
 
     const transaction = async (query: string | { name: string; text: string }) => {
       const client = await pg.connect();
@@ -111,7 +94,7 @@ async function main(): Promise<void> {
       servedBy(undefined, () => transaction(rolesQuery)),
       servedBy(undefined, () => transaction({ name: 'bench-roles', text: rolesQuery })),
       servedBy(koaWithTransaction, () => get(`${koaWithTransaction.base}/tenant-read`, {})),
-      servedBy(api, () => get(`${api.base}/api/v1/roles`, { authorization: `Bearer ${apiKey.token}` })),
+      servedBy(api, () => get(`${api.base}/api/v1/roles`, apiKey)),
       servedBy(api, () => get(`${api.base}/api/v1/roles`, session)),
     ];
     const [

@@ -12,7 +12,8 @@ import { createWorkerClients } from '../../workers/clients';
 import { startOutboxDrain } from '../../workers/outboxDrain';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
-import { ENTITIES, TENANT, benchApiKey, ensureCatalog } from './catalogTenant';
+import { benchApiKey } from './benchCaller';
+import { ENTITIES, TENANT, ensureCatalog } from './catalogTenant';
 import { CONCURRENCY, get, measureSideBySide, percentile, sideBySideTable, startApiProcess } from './load';
 
 // `npm run bench:search`, in one run:
