@@ -222,17 +222,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** This checkout's compiled build, which the bench npm scripts make first. */
+export const DIST = path.join(ROOT, 'dist');
+
 /**
- * Starts a module of the compiled build (`dist/`, what the image runs: no TypeScript loader in
- * the process) and waits until `ready` resolves to its base URL. `entry` is the source path
- * without extension, e.g. `api/server`. The bench npm scripts build first.
+ * Starts a module of a compiled build (what the image runs: no TypeScript loader in the
+ * process), this checkout's unless `dist` names another, and waits until `ready` resolves to
+ * its base URL. `entry` is the source path without extension, e.g. `api/server`.
  */
 export async function child(
   entry: string,
   env: Record<string, string>,
   ready: (proc: ChildProcess) => Promise<string>,
+  dist = DIST,
 ): Promise<{ proc: ChildProcess; base: string }> {
-  const compiled = path.join(ROOT, 'dist', `${entry}.js`);
+  const compiled = path.join(dist, `${entry}.js`);
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run \`npm run build\` first`);
   const proc = spawn(process.execPath, [compiled], {
     cwd: ROOT,
@@ -263,16 +267,22 @@ export async function untilUp(url: string): Promise<void> {
 }
 
 /**
- * The API as deployed, in a child process on a free port with default logging (to a pipe
- * nobody reads but drains); resolves once /healthz answers.
+ * The API as deployed (from `dist`, this checkout's build by default), in a child process on a
+ * free port with default logging (to a pipe nobody reads but drains); resolves once /healthz
+ * answers.
  */
-export async function startApiProcess(): Promise<{ proc: ChildProcess; base: string }> {
+export async function startApiProcess(dist = DIST): Promise<{ proc: ChildProcess; base: string }> {
   const port = await freePort();
-  const api = await child('api/server', { PORT: String(port), HOST: '127.0.0.1' }, async () => {
-    const base = `http://127.0.0.1:${port}`;
-    await untilUp(`${base}/healthz`);
-    return base;
-  });
+  const api = await child(
+    'api/server',
+    { PORT: String(port), HOST: '127.0.0.1' },
+    async () => {
+      const base = `http://127.0.0.1:${port}`;
+      await untilUp(`${base}/healthz`);
+      return base;
+    },
+    dist,
+  );
   api.proc.stdout!.resume();
   return api;
 }
