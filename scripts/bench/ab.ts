@@ -1,6 +1,6 @@
 import { loadConfig } from '../../core/config';
 import { asDeployed, benchCaller } from './benchCaller';
-import { get, measureSideBySide, percentile, startApiProcess, type Figures } from './load';
+import { get, measureSideBySide, percentile, SECONDS, startApiProcess, WARMUP_SECONDS, type Figures } from './load';
 
 // `npm run bench:ab`: this checkout's API beside another build of it, to judge a change to the
 // request path. bench:http reads each case against its floor within one run, but that ratio
@@ -14,9 +14,6 @@ import { get, measureSideBySide, percentile, startApiProcess, type Figures } fro
 //   BENCH_AB_PASSES  passes per route (default 6), each BENCH_SECONDS of load per process
 const OTHER_DIST = process.env.BENCH_AB_DIST;
 const PASSES = Number(process.env.BENCH_AB_PASSES ?? 6);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-/** Warm-up before a route's first pass (V8 optimizes the path meanwhile; see bench:http). */
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
 /** A ratio's median and range over the passes. */
 function summarize(ratios: number[]): string {

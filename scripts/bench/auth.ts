@@ -6,8 +6,7 @@ import { loadConfig } from '../../core/config';
 import { closeDeps, createDeps } from '../../api/deps';
 import { defineRoute } from '../../api/http/route';
 import { apiRoutes } from '../../api/routes';
-import { issueDevToken } from '../cli/devToken';
-import { benchApiKey } from './benchCaller';
+import { benchCaller } from './benchCaller';
 import { CONCURRENCY, get, measure, REQUESTS } from './load';
 
 // `npm run bench:auth`: what authentication adds to a request. Three identical no-op routes
@@ -35,14 +34,13 @@ async function main(): Promise<void> {
   const base = `${origin}/api/v1`;
   let revokeKey = async () => {};
   try {
-    const { token } = await issueDevToken(config, { tenant: 'bench', email: 'bench@bench.test', roles: ['admin'] });
-    const apiKey = await benchApiKey(origin, token, ['catalog:read'], 'bench');
-    revokeKey = apiKey.revoke;
+    const caller = await benchCaller(config, origin);
+    revokeKey = caller.revokeKey;
 
     const cases: [string, string, Record<string, string>][] = [
       ['unauthenticated', '/bench/public', {}],
-      ['API key (cached)', '/bench/authenticated', { authorization: `Bearer ${apiKey.token}` }],
-      ['session token (JWT)', '/bench/authenticated', { authorization: `Bearer ${token}` }],
+      ['API key (cached)', '/bench/authenticated', caller.apiKey],
+      ['session token (JWT)', '/bench/authenticated', caller.session],
     ];
     console.log(
       `auth overhead: ${REQUESTS} requests per case, ${CONCURRENCY} concurrent clients, keep-alive, one process`,

@@ -2,7 +2,18 @@ import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
 import { asDeployed, benchCaller } from './benchCaller';
-import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiProcess, type Figures } from './load';
+import {
+  child,
+  CONCURRENCY,
+  firstLine,
+  get,
+  measureSideBySide,
+  rssMb,
+  SECONDS,
+  startApiProcess,
+  WARMUP_SECONDS,
+  type Figures,
+} from './load';
 
 // `npm run bench:http`: the request path against its floors, in one run. CONCURRENCY keep-alive
 // clients load each case for SECONDS (after WARMUP_SECONDS of warm-up) against one API
@@ -25,15 +36,6 @@ import { child, CONCURRENCY, firstLine, get, measureSideBySide, rssMb, startApiP
 // floor's total over ours, the ratio each goal would read were the machine bound by CPU alone.
 // Like req/s, those figures move with the machine's hour (one API's CPU a request, measured in
 // 2 s windows under steady load, read 117–232 µs), so they too compare only within a run.
-
-/** Seconds of load per case (BENCH_SECONDS): time, not a count, since the cases differ 5× in speed. */
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-/**
- * Seconds of load that warm each case up before any is measured (BENCH_WARMUP_SECONDS). A fresh
- * API serves a cached-key read at a third of its steady rate and takes ~4 s of load (~10,000
- * requests) to reach it, while V8 optimizes the path; bare Koa and /healthz take under a second.
- */
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
 /** CPU a request cost all parties (µs): what the two cores are shared out by. */
 const totalCpu = (f: Figures) => f.cpu!.server + f.cpu!.postgres + f.cpu!.driver;

@@ -13,6 +13,17 @@ export const ROOT = path.join(__dirname, '..', '..');
 /** Requests per measured pass and concurrent keep-alive clients, from the environment. */
 export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 export const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+/**
+ * Seconds of load per case of bench:http and bench:ab (BENCH_SECONDS): time, not a count, since
+ * the cases differ 5× in speed.
+ */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+/**
+ * Seconds of load that warm each case up before any is measured (BENCH_WARMUP_SECONDS). A fresh
+ * API serves a cached-key read at a third of its steady rate and takes ~4 s of load (~10,000
+ * requests) to reach it, while V8 optimizes the path; bare Koa and /healthz take under a second.
+ */
+export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
 export interface Figures {
   rps: number;
