@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { invalid } from './errors';
 import { UUID } from './ids';
+import { statement, type NoValues, type Placeholders, type RunArgs } from '../db/statements';
 
 // The windows of rows a list query reads; api/http/pagination.ts turns each spec shape into one.
 
@@ -82,32 +83,67 @@ export function readKeysetPosition(position: string, columns: KeysetColumn[]): s
   return values as string[];
 }
 
+/** The window of a keyset page that may run backwards (towards the start; shape A's prevCursor). */
+export interface DirectedKeysetWindow extends KeysetWindow {
+  backward: boolean;
+}
+
+const REVERSED = { asc: 'desc', desc: 'asc' } as const;
+
 /**
- * Reads the page of `query` that `window` names: up to `limit + 1` rows in `order` after the
- * window's position (the extra row only tells that another page exists), each with its own
- * position. `query` selects the row's columns; `toItem` turns a row into what is listed.
+ * A keyset list as a compiled statement (db/statements.ts). `build` writes the rows to list (the
+ * query and the columns it selects) from the list's values and shape, as a statement's builder
+ * does. The window adds the position, the order and the limit: up to `limit + 1` rows in `order`
+ * (reversed for a backward window) after the window's position (the extra row only tells that
+ * another page exists), each with its own position. `toItem` turns a row into what is listed.
  */
-export async function keysetSelect<Row, Item>(
-  db: Knex,
-  query: Knex.QueryBuilder,
-  order: KeysetOrder,
-  window: KeysetWindow,
-  toItem: (row: Row) => Item,
-): Promise<KeysetRow<Item>[]> {
+export function keysetStatement<Row, Item, Values = NoValues, Shape = undefined>(list: {
+  order: KeysetOrder;
+  build: (q: Knex, values: Placeholders<Values>, shape: Shape) => Knex.QueryBuilder;
+  toItem: (row: Row) => Item;
+}) {
+  const { order, build, toItem } = list;
   const columns = order.columns.map((c) => c.column);
-  if (window.afterId !== null) {
-    const after = readKeysetPosition(window.afterId, order.columns);
-    const comparison = order.direction === 'asc' ? '>' : '<';
-    query.whereRaw(`(${columns.join(', ')}) ${comparison} (${columns.map(() => '?').join(', ')})`, after);
+  const positionNames = columns.map((_, i) => `position${i}`);
+  interface PageShape {
+    of: Shape;
+    after: boolean;
+    backward: boolean;
   }
-  const rows = (await query
-    .orderBy(columns.map((column) => ({ column, order: order.direction })))
-    .limit(window.limit + 1)
-    .select(db.raw(`json_build_array(${order.columns.map(valueSql).join(', ')}) as keyset_position`))) as (Row & {
-    keyset_position: string[];
-  })[];
-  return rows.map(({ keyset_position, ...row }) => ({
-    id: keysetPosition(keyset_position),
-    item: toItem(row as Row),
-  }));
+  const page = statement<Row & { keyset_position: string[] }, Record<string, unknown>, PageShape>(
+    (q, values, { of, after, backward }) => {
+      const direction = backward ? REVERSED[order.direction] : order.direction;
+      const query = build(q, values as Placeholders<Values>, of);
+      if (after) {
+        const comparison = direction === 'asc' ? '>' : '<';
+        const position = positionNames.map((name) => values[name]);
+        query.whereRaw(`(${columns.join(', ')}) ${comparison} (${columns.map(() => '?').join(', ')})`, position);
+      }
+      return query
+        .orderBy(columns.map((column) => ({ column, order: direction })))
+        .limit(values.limit)
+        .select(q.raw(`json_build_array(${order.columns.map(valueSql).join(', ')}) as keyset_position`));
+    },
+  );
+  return async (
+    db: Knex,
+    window: KeysetWindow & { backward?: boolean },
+    ...args: RunArgs<Values, Shape>
+  ): Promise<KeysetRow<Item>[]> => {
+    const [values, shape] = args as [values?: Values, shape?: Shape];
+    const position = window.afterId === null ? [] : readKeysetPosition(window.afterId, order.columns);
+    const rows = await page.rows(
+      db,
+      {
+        ...values,
+        limit: window.limit + 1,
+        ...Object.fromEntries(position.map((value, i) => [positionNames[i], value])),
+      },
+      { of: shape as Shape, after: window.afterId !== null, backward: window.backward ?? false },
+    );
+    return rows.map(({ keyset_position, ...row }) => ({
+      id: keysetPosition(keyset_position),
+      item: toItem(row as unknown as Row),
+    }));
+  };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { statement } from '../db/statements';
 
 // What GET /search records and GET /analytics/search/{period} reads back (per tenant; row-level
 // security scopes both).
@@ -47,49 +48,67 @@ export interface SearchAnalytics {
   median_latency_ms: number | null;
 }
 
+interface PeriodValues {
+  /** The period's length in days. */
+  days: number;
+}
+
+/** The period's first day: today (UTC) and the days - 1 before it. */
+const since = (q: Knex, days: number) => q.raw("((now() at time zone 'UTC')::date - (?::int - 1))", [days]);
+
+const inPeriod = (q: Knex, days: number) =>
+  q('search_queries').whereRaw("created_at >= ?::date at time zone 'UTC'", [since(q, days)]);
+
+const searchesPerDay = statement<{ date: string; count: number }, PeriodValues>((q, { days }) =>
+  q
+    .select(q.raw("to_char(d, 'YYYY-MM-DD') as date"), q.raw('count(q.id)::int as count'))
+    .from(
+      q.raw("generate_series(?::date::timestamp, (now() at time zone 'UTC')::date::timestamp, interval '1 day') as d", [
+        since(q, days),
+      ]),
+    )
+    .leftJoin(
+      q.raw(
+        `search_queries q on q.created_at >= d at time zone 'UTC' and q.created_at < (d + interval '1 day') at time zone 'UTC'`,
+      ),
+    )
+    .groupBy('d')
+    .orderBy('d'),
+);
+
+/** The most frequent queries: of all searches, or of those that found nothing. */
+const topQueries = statement<{ query: string; count: number }, PeriodValues, 'all' | 'zero-result'>((q, { days }, of) =>
+  inPeriod(q, days)
+    .modify((query) => {
+      if (of === 'zero-result') query.where('result_count', 0);
+    })
+    .select('query', q.raw('count(*)::int as count'))
+    .groupBy('query')
+    .orderBy([{ column: 'count', order: 'desc' }, 'query'])
+    .limit(TOP_QUERIES),
+);
+
+const periodSummary = statement<{ total: number; median: number | null }, PeriodValues>((q, { days }) =>
+  inPeriod(q, days).first(
+    q.raw('count(*)::int as total'),
+    q.raw('percentile_cont(0.5) within group (order by took_ms)::float8 as median'),
+  ),
+);
+
 export async function searchAnalytics(db: Knex, period: AnalyticsPeriod): Promise<SearchAnalytics> {
-  const days = ANALYTICS_PERIODS[period];
-  // The period: today (UTC) and the days - 1 before it.
-  const since = db.raw("((now() at time zone 'UTC')::date - (?::int - 1))", [days]);
-  const inPeriod = () => db('search_queries').whereRaw("created_at >= ?::date at time zone 'UTC'", [since]);
-  const [perDay, top, zero, summary] = await Promise.all([
-    db
-      .select(db.raw("to_char(d, 'YYYY-MM-DD') as date"), db.raw('count(q.id)::int as count'))
-      .from(
-        db.raw(
-          "generate_series(?::date::timestamp, (now() at time zone 'UTC')::date::timestamp, interval '1 day') as d",
-          [since],
-        ),
-      )
-      .leftJoin(
-        db.raw(
-          `search_queries q on q.created_at >= d at time zone 'UTC' and q.created_at < (d + interval '1 day') at time zone 'UTC'`,
-        ),
-      )
-      .groupBy('d')
-      .orderBy('d'),
-    inPeriod()
-      .select('query', db.raw('count(*)::int as count'))
-      .groupBy('query')
-      .orderBy([{ column: 'count', order: 'desc' }, 'query'])
-      .limit(TOP_QUERIES),
-    inPeriod()
-      .where('result_count', 0)
-      .select('query', db.raw('count(*)::int as count'))
-      .groupBy('query')
-      .orderBy([{ column: 'count', order: 'desc' }, 'query'])
-      .limit(TOP_QUERIES),
-    inPeriod().first(
-      db.raw('count(*)::int as total'),
-      db.raw('percentile_cont(0.5) within group (order by took_ms)::float8 as median'),
-    ),
+  const values = { days: ANALYTICS_PERIODS[period] };
+  const [perDay, top, zero, [summary]] = await Promise.all([
+    searchesPerDay.rows(db, values),
+    topQueries.rows(db, values, 'all'),
+    topQueries.rows(db, values, 'zero-result'),
+    periodSummary.rows(db, values),
   ]);
   return {
     period,
     total_searches: summary?.total ?? 0,
-    searches_per_day: perDay as { date: string; count: number }[],
-    top_queries: top as { query: string; count: number }[],
-    zero_result_queries: zero as { query: string; count: number }[],
+    searches_per_day: perDay,
+    top_queries: top,
+    zero_result_queries: zero,
     median_latency_ms: summary?.median ?? null,
   };
 }

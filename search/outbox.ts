@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChangeListener } from '../db/notifications';
+import { statement } from '../db/statements';
 import type { SearchEngine } from './client';
 import type { OutboxCollection } from './collections';
 import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange, type OnRefused } from './bulk';
@@ -15,6 +16,10 @@ interface OutboxRow {
   collection: OutboxCollection;
   document_id: string;
 }
+
+const oldestOutboxRows = statement<OutboxRow, { batchSize: number }>((q, { batchSize }) =>
+  q('search_outbox').select('id', 'collection', 'document_id').orderBy('id').limit(batchSize),
+);
 
 /**
  * Drains one batch of the outbox, oldest first: reads each named document's current row,
@@ -37,10 +42,7 @@ export async function drainOutboxBatch(
       [INDEX_WRITER_LOCK],
     );
     if (!locks[0].locked) return 0;
-    const rows: OutboxRow[] = await trx('search_outbox')
-      .select('id', 'collection', 'document_id')
-      .orderBy('id')
-      .limit(batchSize);
+    const rows = await oldestOutboxRows.rows(trx, { batchSize });
     if (rows.length === 0) return 0;
 
     const idsByCollection = new Map<OutboxCollection, Set<string>>();

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../auth/permissions';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
+import { keysetStatement, type KeysetOrder, type KeysetWindow } from '../paging';
+import { statement } from '../../db/statements';
 import type { ApiKeyListFilter } from './types';
 import { toIso, toIsoOrNull } from '../timestamps';
 
@@ -62,28 +63,34 @@ const LIST_ORDER: KeysetOrder = {
   direction: 'desc',
 };
 
-const unexpired = (trx: Knex) => (q: Knex.QueryBuilder) =>
-  q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now());
+const unexpired = (q: Knex) => (b: Knex.QueryBuilder) =>
+  b.whereNull('expires_at').orWhere('expires_at', '>', q.fn.now());
+
+const apiKeyPage = keysetStatement({
+  order: LIST_ORDER,
+  build: (q, _values, filter: ApiKeyListFilter) =>
+    q('api_keys')
+      .select(LISTED)
+      .modify((b) => {
+        if (filter === 'revoked') b.whereNotNull('revoked_at');
+        if (filter === 'active') b.whereNull('revoked_at').andWhere(unexpired(q));
+        if (filter === 'expired') b.whereNull('revoked_at').andWhere('expires_at', '<=', q.fn.now());
+      }),
+  toItem: toApiKey,
+});
 
 /** A page of the keys in the state `filter` names (the filter applies before paging). */
 export function listApiKeys(trx: Knex, filter: ApiKeyListFilter, window: KeysetWindow) {
-  const query = trx('api_keys')
-    .select(LISTED)
-    .modify((q) => {
-      if (filter === 'revoked') q.whereNotNull('revoked_at');
-      if (filter === 'active') q.whereNull('revoked_at').andWhere(unexpired(trx));
-      if (filter === 'expired') q.whereNull('revoked_at').andWhere('expires_at', '<=', trx.fn.now());
-    });
-  return keysetSelect(trx, query, LIST_ORDER, window, toApiKey);
+  return apiKeyPage(trx, window, {}, filter);
 }
+
+const activeKeyCount = statement<{ count: string }, { userId: string }>((q, { userId }) =>
+  q('api_keys').where({ user_id: userId }).whereNull('revoked_at').andWhere(unexpired(q)).count('* as count'),
+);
 
 /** Active means not revoked and not expired: the keys that count against the per-user limit. */
 export async function countActiveKeysOfUser(trx: Knex, userId: string): Promise<number> {
-  const [{ count }] = await trx('api_keys')
-    .where({ user_id: userId })
-    .whereNull('revoked_at')
-    .andWhere(unexpired(trx))
-    .count<{ count: string }[]>('* as count');
+  const [{ count }] = await activeKeyCount.rows(trx, { userId });
   return Number(count);
 }
 
@@ -136,8 +143,12 @@ export async function revokeApiKey(trx: Knex, id: string) {
   return toApiKey(row);
 }
 
+const keyExpiry = statement<{ expires_at: Date | null }, { id: string }>((q, { id }) =>
+  q('api_keys').where({ id }).first('expires_at'),
+);
+
 /** When a key stops working; null when it does not expire. */
 export async function apiKeyExpiry(trx: Knex, id: string): Promise<Date | null> {
-  const row: { expires_at: Date | null } | undefined = await trx('api_keys').where({ id }).first('expires_at');
+  const [row] = await keyExpiry.rows(trx, { id });
   return row?.expires_at ?? null;
 }

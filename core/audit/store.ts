@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal';
 import { ApiError } from '../errors';
 import type { ActorType, AuditStatus } from './types';
 import { toIso } from '../timestamps';
+import { statement } from '../../db/statements';
 
 export interface AuditEvent {
   /** e.g. role.assigned, api_key.created, team.updated */
@@ -92,33 +93,39 @@ interface AuditRow {
   created_at: Date;
 }
 
+/** The newest entries, of one target or (`all`) of every one. */
+const recentEntries = statement<AuditRow, { limit: number; type?: string; id?: string }, 'target' | 'all'>(
+  (q, { limit, type, id }, of) =>
+    q('audit_log')
+      .modify((query) => {
+        if (of === 'target') query.where({ target_type: type, target_id: id });
+      })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .select(
+        'event_type',
+        'actor',
+        'actor_type',
+        'action',
+        'status',
+        'error_message',
+        'target_type',
+        'target_id',
+        'created_at',
+      ),
+);
+
 /** Newest first. */
 export async function recentActivity(
   trx: Knex,
   limit: number,
   target?: { type: string; id: string },
 ): Promise<ActivityItem[]> {
-  const rows = await trx('audit_log')
-    .modify((q) => {
-      if (target) q.where({ target_type: target.type, target_id: target.id });
-    })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit)
-    .select(
-      'event_type',
-      'actor',
-      'actor_type',
-      'action',
-      'status',
-      'error_message',
-      'target_type',
-      'target_id',
-      'created_at',
-    );
-  return rows.map((row: AuditRow) => ({
+  const rows = await recentEntries.rows(trx, { limit, ...target }, target ? 'target' : 'all');
+  return rows.map((row) => ({
     eventType: row.event_type,
     actor: row.actor,
     actorType: row.actor_type,

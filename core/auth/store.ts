@@ -3,6 +3,7 @@ import { escapeLiteral } from 'pg';
 import { UUID, uuidOrNullSql } from '../ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
+import { statement } from '../../db/statements';
 
 /**
  * Postgres channel on which a change to what users may do is announced at commit, with the
@@ -22,28 +23,40 @@ export interface ApiKeyCandidate {
   expires_at: Date | null;
 }
 
-export function findActiveApiKeysByPrefix(system: Knex, prefix: string): Promise<ApiKeyCandidate[]> {
-  return system('api_keys')
+const activeApiKeysByPrefix = statement<ApiKeyCandidate, { prefix: string }>((q, { prefix }) =>
+  q('api_keys')
     .where({ prefix })
     .whereNull('revoked_at')
-    .select('id', 'tenant_id', 'user_id', 'token_hash', 'scopes', 'expires_at');
+    .select('id', 'tenant_id', 'user_id', 'token_hash', 'scopes', 'expires_at'),
+);
+
+export function findActiveApiKeysByPrefix(system: Knex, prefix: string): Promise<ApiKeyCandidate[]> {
+  return activeApiKeysByPrefix.rows(system, { prefix });
 }
+
+const activeAgentToken = statement<{ id: string; tenant_id: string; cluster_id: string }, { tokenSha256: string }>(
+  (q, { tokenSha256 }) =>
+    q('agent_tokens')
+      .where({ token_sha256: tokenSha256 })
+      .whereNull('revoked_at')
+      .first('id', 'tenant_id', 'cluster_id'),
+);
 
 export async function findActiveAgentToken(
   system: Knex,
   tokenSha256: string,
 ): Promise<{ id: string; tenant_id: string; cluster_id: string } | undefined> {
-  return system('agent_tokens')
-    .where({ token_sha256: tokenSha256 })
-    .whereNull('revoked_at')
-    .first('id', 'tenant_id', 'cluster_id');
+  const [row] = await activeAgentToken.rows(system, { tokenSha256 });
+  return row;
 }
+
+const tenantBy = statement<{ id: string }, { ref: string }, 'id' | 'slug'>((q, { ref }, column) =>
+  q('tenants').where(column, ref).first('id'),
+);
 
 /** A tenant's id from its id or slug (a cross-tenant read: the system role's). */
 export async function findTenantId(system: Knex, idOrSlug: string): Promise<string | undefined> {
-  const row = await system('tenants')
-    .where(UUID.test(idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug })
-    .first('id');
+  const [row] = await tenantBy.rows(system, { ref: idOrSlug }, UUID.test(idOrSlug) ? 'id' : 'slug');
   return row?.id;
 }
 
@@ -56,6 +69,13 @@ export function touchApiKey(trx: Knex, keyId: string): Promise<number> {
 }
 
 const LAST_LOGIN_RESOLUTION_MS = 60_000;
+
+const userBySubject = statement<
+  { id: string; email: string; name: string; idp_groups: string[]; last_login: Date | null },
+  { tenantId: string; subject: string }
+>((q, { tenantId, subject }) =>
+  q('users').where({ tenant_id: tenantId, subject }).first('id', 'email', 'name', 'idp_groups', 'last_login'),
+);
 
 /**
  * Inserts the user on first sight; afterwards refreshes email, name, identity-provider groups
@@ -72,9 +92,7 @@ const LAST_LOGIN_RESOLUTION_MS = 60_000;
  */
 export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string | undefined> {
   const groups = [...new Set(claims.groups)].sort();
-  const existing = await trx('users')
-    .where({ tenant_id: claims.tenantId, subject: claims.subject })
-    .first('id', 'email', 'name', 'idp_groups', 'last_login');
+  const [existing] = await userBySubject.rows(trx, { tenantId: claims.tenantId, subject: claims.subject });
   if (!existing) {
     const onEmailTaken = trx('users')
       .insert({

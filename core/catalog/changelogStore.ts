@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { recentActivity } from '../audit/store';
 import type { AuditStatus } from '../audit/types';
 import { toIso } from '../timestamps';
+import { statement } from '../../db/statements';
 import type { FieldChange } from './entityRules';
 import type { ChangelogAction } from './types';
 
@@ -59,16 +60,20 @@ const toEntry = (row: ChangelogRow): ChangelogEntry => ({
   actor: row.actor,
 });
 
-/** The newest `limit` entries, newest first. */
-export async function listChangelog(db: Knex, entityId: string, limit: number): Promise<ChangelogEntry[]> {
-  const rows: ChangelogRow[] = await db('entity_changelog')
+const newestEntries = statement<ChangelogRow, { entityId: string; limit: number }>((q, { entityId, limit }) =>
+  q('entity_changelog')
     .where({ entity_id: entityId })
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
     .limit(limit)
-    .select('id', 'action', 'field', 'old_value', 'new_value', 'actor', 'created_at');
+    .select('id', 'action', 'field', 'old_value', 'new_value', 'actor', 'created_at'),
+);
+
+/** The newest `limit` entries, newest first. */
+export async function listChangelog(db: Knex, entityId: string, limit: number): Promise<ChangelogEntry[]> {
+  const rows = await newestEntries.rows(db, { entityId, limit });
   return rows.map(toEntry);
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { keysetSelect, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
-import { ownersOfTeamSql } from './ownerStore';
+import { keysetStatement, type DirectedKeysetWindow, type KeysetOrder, type KeysetRow } from '../paging';
+import { statement, type Placeholders } from '../../db/statements';
+import { ownersOfTeamSql, teamColumn, type TeamColumn } from './ownerStore';
 import { entityColumns, projectEntity, toEntityView } from './entityStore';
 import type {
   EntityProjection,
@@ -33,48 +34,57 @@ export interface EntityFilter {
   hasRelations?: boolean;
 }
 
-/** A keyset window that may run backwards (towards the start), for shape A's prevCursor. */
-export interface DirectedKeysetWindow extends KeysetWindow {
-  backward: boolean;
+type FilterValues = Required<Omit<EntityFilter, 'hasRelations'>>;
+
+const EQUAL_FILTERS = ['type', 'lifecycle', 'owner', 'tier', 'source'] as const;
+
+/** Which filters a request gives, which shapes the query (their values are bound to it). */
+interface FilterShape {
+  equal: (typeof EQUAL_FILTERS)[number][];
+  team: TeamColumn | null;
+  tags: boolean;
+  search: boolean;
+  manifestType: boolean;
+  /** Whether entities must have relations (true) or have none (false); null: either. */
+  hasRelations: boolean | null;
 }
 
+const filterShape = (filter: EntityFilter): FilterShape => ({
+  equal: EQUAL_FILTERS.filter((column) => filter[column] !== undefined),
+  team: filter.team === undefined ? null : teamColumn(filter.team),
+  tags: Boolean(filter.tags?.length),
+  search: filter.search !== undefined,
+  manifestType: filter.manifestType !== undefined,
+  hasRelations: filter.hasRelations ?? null,
+});
+
 /** The filtered entities, unordered (`e`). */
-function filteredEntities(db: Knex, filter: EntityFilter): Knex.QueryBuilder {
-  const query = db('entities as e');
-  for (const column of ['type', 'lifecycle', 'owner', 'tier', 'source'] as const) {
-    if (filter[column] !== undefined) query.where(`e.${column}`, filter[column]);
-  }
-  if (filter.team !== undefined) query.whereIn('e.owner', ownersOfTeamSql(db, filter.team));
-  if (filter.tags?.length) query.whereRaw('e.tags @> ?::text[]', [filter.tags]);
-  const { search } = filter;
-  if (search !== undefined) {
+function filteredEntities(q: Knex, values: Placeholders<FilterValues>, shape: FilterShape): Knex.QueryBuilder {
+  const query = q('entities as e');
+  for (const column of shape.equal) query.where(`e.${column}`, values[column]);
+  if (shape.team !== null) query.whereIn('e.owner', ownersOfTeamSql(q, values, shape.team));
+  if (shape.tags) query.whereRaw('e.tags @> ?::text[]', [values.tags]);
+  if (shape.search) {
     // starts_with on plain columns: leakproof, so row-level security lets the prefix indexes serve it.
-    query.where((q) =>
-      q
-        .whereRaw('starts_with(e.name_lower, lower(?))', [search])
-        .orWhereRaw('starts_with(e.service_id, lower(?))', [search]),
+    query.where((w) =>
+      w
+        .whereRaw('starts_with(e.name_lower, lower(?))', [values.search])
+        .orWhereRaw('starts_with(e.service_id, lower(?))', [values.search]),
     );
   }
-  if (filter.manifestType !== undefined) {
-    query.whereExists(
-      db('manifests as m').whereRaw('m.entity_id = e.id').where('m.manifest_type', filter.manifestType),
-    );
+  if (shape.manifestType) {
+    query.whereExists(q('manifests as m').whereRaw('m.entity_id = e.id').where('m.manifest_type', values.manifestType));
   }
-  if (filter.hasRelations !== undefined) {
-    const related = db
+  if (shape.hasRelations !== null) {
+    const related = q
       .select(1)
       .from('entity_relations as r')
       .whereRaw('r.from_entity_id = e.id')
-      .unionAll((q) => q.select(1).from('entity_relations as r').whereRaw('r.to_entity_id = e.id'));
-    query[filter.hasRelations ? 'whereExists' : 'whereNotExists'](related);
+      .unionAll((to) => to.select(1).from('entity_relations as r').whereRaw('r.to_entity_id = e.id'));
+    query[shape.hasRelations ? 'whereExists' : 'whereNotExists'](related);
   }
   return query;
 }
-
-const directed = (order: KeysetOrder, window: DirectedKeysetWindow): KeysetOrder => ({
-  columns: order.columns,
-  direction: window.backward ? 'desc' : 'asc',
-});
 
 const NAME_ORDER: KeysetOrder = {
   columns: [
@@ -84,25 +94,40 @@ const NAME_ORDER: KeysetOrder = {
   direction: 'asc',
 };
 
+interface ListShape {
+  filter: FilterShape;
+  fields: readonly EntityViewField[];
+}
+
+const entityPage = keysetStatement({
+  order: NAME_ORDER,
+  build: (q, values: Placeholders<FilterValues>, { filter, fields }: ListShape) =>
+    filteredEntities(q, values, filter).select(entityColumns(q, fields)),
+  toItem: (row: Partial<EntityView>) => row,
+});
+
 /**
  * A page of the filtered list in (name, id) order, each entity with only `fields` (and its id);
  * backward windows return the rows before the position, nearest first.
  */
-export function listEntities(
+export async function listEntities(
   db: Knex,
   filter: EntityFilter,
   fields: readonly EntityViewField[],
   window: DirectedKeysetWindow,
 ): Promise<KeysetRow<EntityProjection>[]> {
-  const query = filteredEntities(db, filter).select(entityColumns(db, fields));
-  return keysetSelect(db, query, directed(NAME_ORDER, window), window, (row: Partial<EntityView>) =>
-    projectEntity(row, fields),
-  );
+  // The shape binds only the filters given.
+  const rows = await entityPage(db, window, filter as FilterValues, { filter: filterShape(filter), fields });
+  return rows.map(({ id, item }) => ({ id, item: projectEntity(item, fields) }));
 }
+
+const entityCount = statement<{ count: string }, FilterValues, FilterShape>((q, values, shape) =>
+  filteredEntities(q, values, shape).count('* as count'),
+);
 
 /** How many entities the filter matches: a count over the index the filter uses. */
 export async function countEntities(db: Knex, filter: EntityFilter): Promise<number> {
-  const [{ count }] = await filteredEntities(db, filter).count<{ count: string }[]>('* as count');
+  const [{ count }] = await entityCount.rows(db, filter as FilterValues, filterShape(filter));
   return Number(count);
 }
 
@@ -117,14 +142,20 @@ export interface ZombieFilter {
 
 export type Zombie = EntityView & { inactive_days: number };
 
-function zombies(db: Knex, filter: ZombieFilter): Knex.QueryBuilder {
-  return db('entities as e')
-    .whereRaw('e.last_activity_at < now() - make_interval(days => ?)', [filter.inactiveDays])
-    .whereRaw('e.created_at < now() - make_interval(days => ?)', [filter.minAge])
-    .modify((q) => {
-      if (filter.lifecycle !== undefined) q.where('e.lifecycle', filter.lifecycle);
-      if (filter.type !== undefined) q.where('e.type', filter.type);
-    });
+type ZombieValues = Required<ZombieFilter>;
+
+/** The optional zombie filters a request gives. */
+type ZombieShape = ('lifecycle' | 'type')[];
+
+const zombieShape = (filter: ZombieFilter): ZombieShape =>
+  (['lifecycle', 'type'] as const).filter((column) => filter[column] !== undefined);
+
+function zombies(q: Knex, values: Placeholders<ZombieValues>, shape: ZombieShape): Knex.QueryBuilder {
+  const query = q('entities as e')
+    .whereRaw('e.last_activity_at < now() - make_interval(days => ?)', [values.inactiveDays])
+    .whereRaw('e.created_at < now() - make_interval(days => ?)', [values.minAge]);
+  for (const column of shape) query.where(`e.${column}`, values[column]);
+  return query;
 }
 
 const ACTIVITY_ORDER: KeysetOrder = {
@@ -135,29 +166,31 @@ const ACTIVITY_ORDER: KeysetOrder = {
   direction: 'asc',
 };
 
+const zombiePage = keysetStatement({
+  order: ACTIVITY_ORDER,
+  build: (q, values: Placeholders<ZombieValues>, shape: ZombieShape) =>
+    zombies(q, values, shape).select([
+      ...entityColumns(q),
+      q.raw('extract(day from now() - e.last_activity_at)::int as inactive_days'),
+    ]),
+  toItem: (row: Zombie): Zombie => ({ ...toEntityView(row), inactive_days: row.inactive_days }),
+});
+
 /** Entities without activity for `inactiveDays`, the longest inactive first. */
 export function listZombies(
   db: Knex,
   filter: ZombieFilter,
   window: DirectedKeysetWindow,
 ): Promise<KeysetRow<Zombie>[]> {
-  const query = zombies(db, filter).select([
-    ...entityColumns(db),
-    db.raw('extract(day from now() - e.last_activity_at)::int as inactive_days'),
-  ]);
-  return keysetSelect(
-    db,
-    query,
-    directed(ACTIVITY_ORDER, window),
-    window,
-    (row: EntityView & { inactive_days: number }) => ({
-      ...toEntityView(row),
-      inactive_days: row.inactive_days,
-    }),
-  );
+  // The shape binds only the filters given.
+  return zombiePage(db, window, filter as ZombieValues, zombieShape(filter));
 }
 
+const zombieCount = statement<{ count: string }, ZombieValues, ZombieShape>((q, values, shape) =>
+  zombies(q, values, shape).count('* as count'),
+);
+
 export async function countZombies(db: Knex, filter: ZombieFilter): Promise<number> {
-  const [{ count }] = await zombies(db, filter).count<{ count: string }[]>('* as count');
+  const [{ count }] = await zombieCount.rows(db, filter as ZombieValues, zombieShape(filter));
   return Number(count);
 }

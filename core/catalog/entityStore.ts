@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { UUID } from '../ids';
 import { isoTimestamp } from '../timestamps';
+import { statement } from '../../db/statements';
 import { normalLink, type EntityFields } from './entityRules';
 import {
   ENTITY_VIEW_FIELDS,
@@ -40,41 +41,61 @@ export function projectEntity(row: Partial<EntityView>, fields: readonly EntityV
 
 export const toEntityView = (row: EntityView) => projectEntity(row, ENTITY_VIEW_FIELDS) as EntityView;
 
-/** `where` for a path's `{id}`: a uuid is an id, anything else a service id. */
-export const entityRefCondition = (ref: string) => (UUID.test(ref) ? { 'e.id': ref } : { 'e.service_id': ref });
+/** The column a path's `{id}` names: a uuid is an id, anything else a service id. */
+type RefColumn = 'e.id' | 'e.service_id';
+
+const refColumn = (ref: string): RefColumn => (UUID.test(ref) ? 'e.id' : 'e.service_id');
+
+const entityByRef = statement<EntityView, { ref: string }, RefColumn>((q, { ref }, column) =>
+  q('entities as e').where(column, ref).first(entityColumns(q)),
+);
 
 export async function getEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
-  const row: EntityView | undefined = await db('entities as e').where(entityRefCondition(ref)).first(entityColumns(db));
+  const [row] = await entityByRef.rows(db, { ref }, refColumn(ref));
   return row && toEntityView(row);
 }
 
+const entityIdByRef = statement<{ id: string }, { ref: string }, RefColumn>((q, { ref }, column) =>
+  q('entities as e').where(column, ref).first('e.id'),
+);
+
 /** The entity's id, or undefined when the tenant has none by that id or service id. */
 export async function entityIdOf(db: Knex, ref: string): Promise<string | undefined> {
-  const row: { id: string } | undefined = await db('entities as e').where(entityRefCondition(ref)).first('e.id');
+  const [row] = await entityIdByRef.rows(db, { ref }, refColumn(ref));
   return row?.id;
 }
+
+const lockedEntityByRef = statement<
+  EntityView & { readme: string | null; readme_format: ReadmeFormat | null },
+  { ref: string },
+  RefColumn
+>((q, { ref }, column) =>
+  q('entities as e')
+    .where(column, ref)
+    .forUpdate()
+    .first([...entityColumns(q), 'e.readme', 'e.readme_format']),
+);
 
 /** An entity with its README, locked until commit: what a write compares itself with. */
 export async function lockEntity(
   db: Knex,
   ref: string,
 ): Promise<(EntityView & { readme: EntityReadme | null }) | undefined> {
-  const row: (EntityView & { readme: string | null; readme_format: ReadmeFormat | null }) | undefined = await db(
-    'entities as e',
-  )
-    .where(entityRefCondition(ref))
-    .forUpdate()
-    .first([...entityColumns(db), 'e.readme', 'e.readme_format']);
+  const [row] = await lockedEntityByRef.rows(db, { ref }, refColumn(ref));
   if (!row) return undefined;
   const readme =
     row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
   return { ...toEntityView(row), readme };
 }
 
+const readmeByRef = statement<
+  { readme: string | null; readme_format: ReadmeFormat | null },
+  { ref: string },
+  RefColumn
+>((q, { ref }, column) => q('entities as e').where(column, ref).first('e.readme', 'e.readme_format'));
+
 export async function getReadme(db: Knex, ref: string): Promise<EntityReadme | null | undefined> {
-  const row: { readme: string | null; readme_format: ReadmeFormat | null } | undefined = await db('entities as e')
-    .where(entityRefCondition(ref))
-    .first('e.readme', 'e.readme_format');
+  const [row] = await readmeByRef.rows(db, { ref }, refColumn(ref));
   if (!row) return undefined;
   return row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
 }
@@ -128,9 +149,6 @@ export async function updateEntity(db: Knex, id: string, fields: EntityFields): 
 
 /** Deletes the entity; its relations (both ends), changelog and manifest go with it (cascade). */
 export async function deleteEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
-  const [row]: EntityView[] = await db('entities as e')
-    .where(entityRefCondition(ref))
-    .del()
-    .returning(entityColumns(db));
+  const [row]: EntityView[] = await db('entities as e').where(refColumn(ref), ref).del().returning(entityColumns(db));
   return row && toEntityView(row);
 }

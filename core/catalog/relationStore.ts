@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { UUID } from '../ids';
+import { statement } from '../../db/statements';
 import type { RelationRef } from './entityRules';
 import { INVERSE_RELATION_NAMES, type EntityType, type InverseRelationName, type RelationType } from './types';
 
@@ -14,6 +15,13 @@ export interface EntityRef {
   type: EntityType;
 }
 
+const entitiesByIdOrServiceId = statement<EntityRef, { ids: string[]; serviceIds: string[] }>(
+  (q, { ids, serviceIds }) =>
+    q('entities')
+      .where((w) => w.whereRaw('id = any(?)', [ids]).orWhereRaw('service_id = any(?)', [serviceIds]))
+      .select('id', 'service_id', 'name', 'type'),
+);
+
 /**
  * The entities that `refs` (ids or service ids) name in this tenant, keyed by the ref as given.
  * A ref missing from the result names no entity the caller can see.
@@ -22,9 +30,7 @@ export async function resolveEntityRefs(db: Knex, refs: string[]): Promise<Map<s
   if (!refs.length) return new Map();
   const ids = refs.filter((ref) => UUID.test(ref)).map((ref) => ref.toLowerCase());
   const serviceIds = refs.filter((ref) => !UUID.test(ref));
-  const rows: EntityRef[] = await db('entities')
-    .where((q) => q.whereIn('id', ids).orWhereIn('service_id', serviceIds))
-    .select('id', 'service_id', 'name', 'type');
+  const rows = await entitiesByIdOrServiceId.rows(db, { ids, serviceIds });
   const byRef = new Map<string, EntityRef>();
   for (const row of rows) {
     byRef.set(row.id, row);
@@ -38,12 +44,16 @@ export async function resolveEntityRefs(db: Knex, refs: string[]): Promise<Map<s
   );
 }
 
-/** The entity's outgoing relations, targets by service id (as the changelog records them). */
-export async function outgoingRelationRefs(db: Knex, entityId: string): Promise<RelationRef[]> {
-  return db('entity_relations as r')
+const outgoingRefs = statement<RelationRef, { entityId: string }>((q, { entityId }) =>
+  q('entity_relations as r')
     .join('entities as t', 't.id', 'r.to_entity_id')
     .where('r.from_entity_id', entityId)
-    .select('r.type', 't.service_id as target');
+    .select('r.type', 't.service_id as target'),
+);
+
+/** The entity's outgoing relations, targets by service id (as the changelog records them). */
+export async function outgoingRelationRefs(db: Knex, entityId: string): Promise<RelationRef[]> {
+  return outgoingRefs.rows(db, { entityId });
 }
 
 /** Makes `relations` the entity's outgoing relations: drops the others, keeps the ones it has. */
@@ -72,19 +82,22 @@ export interface RelationItem {
   entity: EntityRef;
 }
 
-/** The entity's relations from both ends, outgoing first, then by type and the other end's name. */
-export async function listRelations(
-  db: Knex,
-  entityId: string,
-  limit: number,
-): Promise<{ relations: RelationItem[]; total: number }> {
+const relationsOfEntity = statement<
+  Omit<EntityRef, 'type'> & {
+    direction: RelationDirection;
+    type: RelationType;
+    entity_type: EntityType;
+    total: string;
+  },
+  { entityId: string; limit: number }
+>((q, { entityId, limit }) => {
   const end = (direction: RelationDirection, near: string, far: string) =>
-    db
+    q
       .from('entity_relations as r')
       .join('entities as o', 'o.id', `r.${far}`)
       .where(`r.${near}`, entityId)
       .select(
-        db.raw('? as direction', [direction]),
+        q.raw('? as direction', [direction]),
         'r.type',
         'o.id',
         'o.service_id',
@@ -94,16 +107,20 @@ export async function listRelations(
   const both = end('outgoing', 'from_entity_id', 'to_entity_id').unionAll(
     end('incoming', 'to_entity_id', 'from_entity_id'),
   );
-  const rows: (Omit<EntityRef, 'type'> & {
-    direction: RelationDirection;
-    type: RelationType;
-    entity_type: EntityType;
-    total: string;
-  })[] = await db
+  return q
     .from(both.as('x'))
-    .select('x.*', db.raw('count(*) over () as total'))
+    .select('x.*', q.raw('count(*) over () as total'))
     .orderBy([{ column: 'direction', order: 'desc' }, { column: 'type' }, { column: 'name' }, { column: 'id' }])
     .limit(limit);
+});
+
+/** The entity's relations from both ends, outgoing first, then by type and the other end's name. */
+export async function listRelations(
+  db: Knex,
+  entityId: string,
+  limit: number,
+): Promise<{ relations: RelationItem[]; total: number }> {
+  const rows = await relationsOfEntity.rows(db, { entityId, limit });
   return {
     total: Number(rows[0]?.total ?? 0),
     relations: rows.map((row) => ({
@@ -133,6 +150,26 @@ export interface Topology {
   truncated: boolean;
 }
 
+const relationsTouching = statement<RelationRow, { ids: string[] }>((q, { ids }) =>
+  q
+    .from('entity_relations')
+    .whereRaw('from_entity_id = any(?)', [ids])
+    .orWhereRaw('to_entity_id = any(?)', [ids])
+    .select('from_entity_id', 'to_entity_id', 'type'),
+);
+
+const relationsAmong = statement<RelationRow, { ids: string[] }>((q, { ids }) =>
+  q
+    .from('entity_relations')
+    .whereRaw('from_entity_id = any(?)', [ids])
+    .whereRaw('to_entity_id = any(?)', [ids])
+    .select('from_entity_id', 'to_entity_id', 'type'),
+);
+
+const entitiesByIds = statement<EntityRef, { ids: string[] }>((q, { ids }) =>
+  q('entities').whereRaw('id = any(?)', [ids]).select('id', 'service_id', 'name', 'type'),
+);
+
 /**
  * The entities within `depth` relations of `rootId` (either direction) and the relations among
  * them. Read level by level (one query per level, not per entity); an entity is visited once, at
@@ -150,11 +187,7 @@ export async function topologyAround(db: Knex, rootId: string, depth: number, ma
   let frontier = [rootId];
   let truncated = false;
   for (let level = 1; level <= depth && frontier.length; level++) {
-    const rows: RelationRow[] = await db
-      .from('entity_relations')
-      .whereIn('from_entity_id', frontier)
-      .orWhereIn('to_entity_id', frontier)
-      .select('from_entity_id', 'to_entity_id', 'type');
+    const rows = await relationsTouching.rows(db, { ids: frontier });
     const next: string[] = [];
     for (const row of rows) {
       for (const id of [row.from_entity_id, row.to_entity_id]) {
@@ -172,16 +205,10 @@ export async function topologyAround(db: Knex, rootId: string, depth: number, ma
   }
   // Relations between two entities of the last level touch no earlier level's entity.
   if (frontier.length) {
-    const among: RelationRow[] = await db
-      .from('entity_relations')
-      .whereIn('from_entity_id', frontier)
-      .whereIn('to_entity_id', frontier)
-      .select('from_entity_id', 'to_entity_id', 'type');
+    const among = await relationsAmong.rows(db, { ids: frontier });
     among.forEach(addEdge);
   }
-  const entities: EntityRef[] = await db('entities')
-    .whereIn('id', [...depthOf.keys()])
-    .select('id', 'service_id', 'name', 'type');
+  const entities = await entitiesByIds.rows(db, { ids: [...depthOf.keys()] });
   const nodes = entities
     .map((entity) => ({ ...entity, depth: depthOf.get(entity.id) as number }))
     .sort((a, b) => a.depth - b.depth || a.name.localeCompare(b.name));

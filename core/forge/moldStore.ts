@@ -11,6 +11,7 @@ import {
   MOLD_HEADER_FIELDS,
 } from './types';
 import { toIso } from '../timestamps';
+import { statement, type Placeholders } from '../../db/statements';
 
 export interface MoldRow {
   id: string;
@@ -55,31 +56,49 @@ export interface MoldFilter {
   published?: boolean;
 }
 
+/** Which of a list's filters the request gives. */
+interface MoldListShape {
+  category: boolean;
+  published: boolean;
+}
+
+const filteredMolds = (q: Knex, filter: Placeholders<MoldFilter>, shape: MoldListShape) =>
+  q('molds').modify((query) => {
+    if (shape.category) query.where({ category: filter.category });
+    if (shape.published) query.where({ published: filter.published });
+  });
+
+type MoldSummaryRow = Omit<MoldRow, 'parameters' | 'actions'> & Omit<MoldSummary, 'created_at' | 'updated_at'>;
+
+const moldSummaryPage = statement<MoldSummaryRow, MoldFilter & OffsetWindow, MoldListShape>((q, values, shape) =>
+  filteredMolds(q, values, shape)
+    .orderBy([{ column: 'slug' }])
+    .limit(values.limit)
+    .offset(values.offset)
+    .select(
+      ...MOLD_HEADER_FIELDS,
+      // Built in the database, so the configs (script text, request bodies) are never read.
+      q.raw('jsonb_array_length(parameters) as parameter_count'),
+      q.raw(
+        `(select coalesce(jsonb_agg(jsonb_build_object('name', a->'name', 'type', a->'type') order by n), '[]')
+              from jsonb_array_elements(actions) with ordinality as action(a, n)) as actions`,
+      ),
+    ),
+);
+
+const moldCount = statement<{ total: string }, MoldFilter, MoldListShape>((q, filter, shape) =>
+  filteredMolds(q, filter, shape).count('* as total'),
+);
+
 export async function listMolds(
   trx: Knex,
   filter: MoldFilter,
   window: OffsetWindow,
 ): Promise<{ molds: MoldSummary[]; total: number }> {
-  const query = trx('molds').modify((q) => {
-    if (filter.category !== undefined) q.where({ category: filter.category });
-    if (filter.published !== undefined) q.where({ published: filter.published });
-  });
+  const shape = { category: filter.category !== undefined, published: filter.published !== undefined };
   const [rows, [{ total }]] = await Promise.all([
-    query
-      .clone()
-      .orderBy([{ column: 'slug' }])
-      .limit(window.limit)
-      .offset(window.offset)
-      .select<(Omit<MoldRow, 'parameters' | 'actions'> & Omit<MoldSummary, 'created_at' | 'updated_at'>)[]>(
-        ...MOLD_HEADER_FIELDS,
-        // Built in the database, so the configs (script text, request bodies) are never read.
-        trx.raw('jsonb_array_length(parameters) as parameter_count'),
-        trx.raw(
-          `(select coalesce(jsonb_agg(jsonb_build_object('name', a->'name', 'type', a->'type') order by n), '[]')
-              from jsonb_array_elements(actions) with ordinality as action(a, n)) as actions`,
-        ),
-      ),
-    query.clone().count<{ total: string }[]>('* as total'),
+    moldSummaryPage.rows(trx, { ...filter, ...window }, shape),
+    moldCount.rows(trx, filter, shape),
   ]);
   const molds = rows.map((row) => ({
     ...row,
@@ -89,19 +108,30 @@ export async function listMolds(
   return { molds, total: Number(total) };
 }
 
-/** Published molds that declare `entityType` among their entity types (an entity's quick actions), by name. */
-export async function publishedMoldsFor(trx: Knex, entityType: EntityType, limit: number) {
-  const rows: Pick<MoldRow, 'id' | 'slug' | 'name' | 'description' | 'category' | 'icon'>[] = await trx('molds')
+const publishedMoldsOfType = statement<
+  Pick<MoldRow, 'id' | 'slug' | 'name' | 'description' | 'category' | 'icon'>,
+  { entityType: EntityType; limit: number }
+>((q, { entityType, limit }) =>
+  q('molds')
     .where({ published: true })
     .whereRaw('entity_types @> array[?]::text[]', [entityType])
     .orderBy([{ column: 'name' }, { column: 'slug' }])
     .limit(limit)
-    .select('id', 'slug', 'name', 'description', 'category', 'icon');
-  return rows;
+    .select('id', 'slug', 'name', 'description', 'category', 'icon'),
+);
+
+/** Published molds that declare `entityType` among their entity types (an entity's quick actions), by name. */
+export function publishedMoldsFor(trx: Knex, entityType: EntityType, limit: number) {
+  return publishedMoldsOfType.rows(trx, { entityType, limit });
 }
 
+const moldBySlug = statement<MoldRow, { slug: string }>((q, { slug }) =>
+  q('molds').where({ slug }).first(MOLD_COLUMNS),
+);
+
 export async function findMold(trx: Knex, slug: string): Promise<MoldRow | undefined> {
-  return trx('molds').where({ slug }).first<MoldRow>(MOLD_COLUMNS);
+  const [row] = await moldBySlug.rows(trx, { slug });
+  return row;
 }
 
 /** Actions are stored with their defaults, so what a run copies is complete. */

@@ -13,6 +13,7 @@ import {
 } from './types';
 import type { RunDecisionState } from './decisionRules';
 import { toIso, toIsoOrNull } from '../timestamps';
+import { statement, type Placeholders } from '../../db/statements';
 
 // SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
 
@@ -107,18 +108,28 @@ export async function insertRun(
   return toRun(row);
 }
 
+const runById = statement<RunRow, { id: string }>((q, { id }) => q('runs').where({ id }).first(RUN_FIELDS));
+
+const stepsOfRun = statement<StepRow, { runId: string }>((q, { runId }) =>
+  q('run_steps')
+    .where({ run_id: runId })
+    .orderBy('position')
+    .select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
+);
+
+const decisionsOfRun = statement<DecisionRow, { runId: string }>((q, { runId }) =>
+  q('run_decisions')
+    .where({ run_id: runId })
+    .orderBy('created_at')
+    .select('decision', 'step_position', 'actor', 'comment', 'created_at'),
+);
+
 export async function findRun(trx: Knex, id: string) {
-  const row = await trx('runs').where({ id }).first<RunRow>(RUN_FIELDS);
+  const [row] = await runById.rows(trx, { id });
   if (!row) return undefined;
   const [steps, decisions] = await Promise.all([
-    trx('run_steps')
-      .where({ run_id: id })
-      .orderBy('position')
-      .select<StepRow[]>('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
-    trx('run_decisions')
-      .where({ run_id: id })
-      .orderBy('created_at')
-      .select<DecisionRow[]>('decision', 'step_position', 'actor', 'comment', 'created_at'),
+    stepsOfRun.rows(trx, { runId: id }),
+    decisionsOfRun.rows(trx, { runId: id }),
   ]);
   return {
     ...toRun(row),
@@ -146,25 +157,58 @@ interface DecisionRow {
   created_at: Date;
 }
 
-export async function listRuns(trx: Knex, filter: { moldSlug?: string; status?: RunStatus }, window: OffsetWindow) {
-  const query = trx('runs').modify((q) => {
-    if (filter.moldSlug) q.where({ mold_slug: filter.moldSlug });
-    if (filter.status) q.where({ status: filter.status });
+interface RunFilter {
+  moldSlug?: string;
+  status?: RunStatus;
+}
+
+/** Which of a list's filters the request gives. */
+interface RunListShape {
+  moldSlug: boolean;
+  status: boolean;
+}
+
+const filteredRuns = (q: Knex, filter: Placeholders<RunFilter>, shape: RunListShape) =>
+  q('runs').modify((query) => {
+    if (shape.moldSlug) query.where({ mold_slug: filter.moldSlug });
+    if (shape.status) query.where({ status: filter.status });
   });
+
+const runPage = statement<RunRow, RunFilter & OffsetWindow, RunListShape>((q, values, shape) =>
+  filteredRuns(q, values, shape)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(values.limit)
+    .offset(values.offset)
+    .select(RUN_FIELDS),
+);
+
+const runCount = statement<{ total: string }, RunFilter, RunListShape>((q, filter, shape) =>
+  filteredRuns(q, filter, shape).count('* as total'),
+);
+
+export async function listRuns(trx: Knex, filter: RunFilter, window: OffsetWindow) {
+  // An empty filter is no filter.
+  const shape = { moldSlug: Boolean(filter.moldSlug), status: Boolean(filter.status) };
   const [rows, [{ total }]] = await Promise.all([
-    query
-      .clone()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(window.limit)
-      .offset(window.offset)
-      .select<RunRow[]>(RUN_FIELDS),
-    query.clone().count<{ total: string }[]>('* as total'),
+    runPage.rows(trx, { ...filter, ...window }, shape),
+    runCount.rows(trx, filter, shape),
   ]);
   return { runs: rows.map(toRun), total: Number(total) };
 }
+
+/** A run's status and workflow; `locked`: with its row locked (a no-key lock, see lockRunForDecision). */
+const runState = statement<{ status: RunStatus; workflow_id: string }, { id: string }, 'locked' | 'unlocked'>(
+  (q, { id }, lock) =>
+    q('runs')
+      .where({ id })
+      .modify((query) => {
+        if (lock === 'locked') query.forNoKeyUpdate();
+      })
+      .first('status', 'workflow_id'),
+);
 
 /**
  * Finished runs never change again, so a late or repeated write cannot undo an outcome
@@ -199,15 +243,11 @@ export async function markRun(trx: Knex, runId: string, status: RunStatus, error
   }
   // An ending first takes the row lock, then checks for an accepted cancel in its update: a
   // statement after the lock's, so it sees a decision committed while it waited. Both go out
-  // together, the lock first (a query is sent when its `then` is called); the lock's answer
-  // tells why nothing was written.
-  const locked = trx('runs')
-    .where({ id: runId })
-    .forNoKeyUpdate()
-    .first<{ status: RunStatus } | undefined>('status')
-    .then((row) => row);
+  // together, the lock first (a query is sent when its `then` is called: the lock's as its
+  // statement runs, the update's by Promise.all); the lock's answer tells why nothing was written.
+  const locked = runState.rows(trx, { id: runId }, 'locked');
   update.whereNotExists(trx('run_decisions').where({ run_id: runId, decision: 'cancel' }));
-  const [run, written] = await Promise.all([locked, update, notifyRunChanged(trx, runId)]);
+  const [[run], written] = await Promise.all([locked, update, notifyRunChanged(trx, runId)]);
   if (!run) return 'not-visible';
   if (isFinished(run.status)) return 'already-finished';
   return written > 0 ? 'written' : 'cancel-accepted';
@@ -275,6 +315,11 @@ const logRow = ({ position, level, message }: LogLine) => ({ position, level, me
 const lockRunLog = (trx: Knex, runId: string) =>
   trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RUN_LOG_LOCK, runId]);
 
+/** Which of `messages` the run's log already has. */
+const loggedMessages = statement<{ message: string }, { runId: string; messages: string[] }>((q, { runId, messages }) =>
+  q('run_logs').where({ run_id: runId }).whereRaw('message = any(?)', [messages]).select('message'),
+);
+
 /**
  * Appends lines to a run's log. Appends to one run take turns (a lock held until their
  * transaction ends), so their ids commit in increasing order and a reader that follows
@@ -297,15 +342,8 @@ export async function appendLogs(
   if (options.once) {
     // Read under the lock: a line committed by an append that held it is seen here.
     await lockRunLog(trx, runId);
-    const logged = new Set(
-      (await trx('run_logs')
-        .where({ run_id: runId })
-        .whereIn(
-          'message',
-          lines.map((line) => line.message),
-        )
-        .pluck('message')) as string[],
-    );
+    const rows = await loggedMessages.rows(trx, { runId, messages: lines.map((line) => line.message) });
+    const logged = new Set(rows.map((row) => row.message));
     fresh = lines.filter((line) => !logged.has(line.message));
     if (!fresh.length) return;
   }
@@ -347,40 +385,48 @@ interface LogWindow {
   limit: number;
 }
 
+type LogPage = LogWindow & { runId: string };
+
 const LOG_COLUMNS = ['id', 'step_position', 'level', 'message', 'created_at'];
 
 /** Up to `limit` lines of a run's log after line `afterId`, in order (as a query). */
-const logLines = (trx: Knex, runId: string, window: LogWindow) =>
-  trx('run_logs')
-    .where({ run_id: runId })
-    .andWhere('id', '>', window.afterId)
-    .orderBy('id')
-    .limit(window.limit)
-    .select(LOG_COLUMNS);
+const logLines = (q: Knex, { runId, afterId, limit }: Placeholders<LogPage>) =>
+  q('run_logs').where({ run_id: runId }).andWhere('id', '>', afterId).orderBy('id').limit(limit).select(LOG_COLUMNS);
+
+const logPage = statement<LogRow, LogPage>(logLines);
 
 const toLogLine = (row: LogRow) => ({ ...row, id: Number(row.id), created_at: toIso(row.created_at) });
 
 /** Up to `limit` lines of a run's log after line `afterId`, in order. */
 export async function listLogs(trx: Knex, runId: string, window: LogWindow) {
-  return ((await logLines(trx, runId, window)) as LogRow[]).map(toLogLine);
+  return (await logPage.rows(trx, { runId, afterId: window.afterId, limit: window.limit })).map(toLogLine);
 }
+
+const runProgress = statement<{ status: RunStatus } & (LogRow | { [column in keyof LogRow]: null }), LogPage>(
+  (q, values) =>
+    q('runs as r')
+      // A query as a binding is compiled in place (knex's types only list values for joinRaw).
+      .joinRaw('left join lateral ? as l on true', [q.raw('?', [logLines(q, values)])])
+      .where('r.id', values.runId)
+      .orderBy('l.id')
+      .select('r.status', ...LOG_COLUMNS.map((column) => `l.${column}`)),
+);
 
 /**
  * The run's status (undefined: no such run) and its log lines after `afterId`, read by one
  * statement and so from one snapshot: a finished status comes with every line of the run.
  */
 export async function readRunProgress(trx: Knex, runId: string, window: LogWindow) {
-  const rows: ({ status: RunStatus } & (LogRow | { [column in keyof LogRow]: null }))[] = await trx('runs as r')
-    // A query as a binding is compiled in place (knex's types only list values for joinRaw).
-    .joinRaw('left join lateral ? as l on true', [trx.raw('?', [logLines(trx, runId, window)])])
-    .where('r.id', runId)
-    .orderBy('l.id')
-    .select('r.status', ...LOG_COLUMNS.map((column) => `l.${column}`));
+  const rows = await runProgress.rows(trx, { runId, afterId: window.afterId, limit: window.limit });
   return {
     status: rows[0]?.status,
     lines: rows.flatMap(({ status: _status, ...line }) => (line.id === null ? [] : [toLogLine(line)])),
   };
 }
+
+const awaitingStep = statement<{ position: number }, { runId: string }>((q, { runId }) =>
+  q('run_steps').where({ run_id: runId, status: 'awaiting_approval' }).orderBy('position').first('position'),
+);
 
 /**
  * Locks the run's row for a decision and reads what deciding depends on: its status, the step
@@ -392,11 +438,11 @@ export async function lockRunForDecision(
   trx: Knex,
   runId: string,
 ): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
-  const run = await trx('runs').where({ id: runId }).forNoKeyUpdate().first('status', 'workflow_id');
+  const [run] = await runState.rows(trx, { id: runId }, 'locked');
   if (!run) return undefined;
-  const [awaiting, decisions] = await Promise.all([
-    trx('run_steps').where({ run_id: runId, status: 'awaiting_approval' }).orderBy('position').first('position'),
-    trx('run_decisions').where({ run_id: runId }).orderBy('created_at').select('decision', 'step_position', 'actor'),
+  const [[awaiting], decisions] = await Promise.all([
+    awaitingStep.rows(trx, { runId }),
+    decisionsOfRun.rows(trx, { runId }),
   ]);
   return { status: run.status, workflowId: run.workflow_id, awaitingPosition: awaiting?.position ?? null, decisions };
 }
@@ -437,23 +483,34 @@ export async function deleteDecision(trx: Knex, decisionId: string): Promise<voi
   await trx('run_decisions').where({ id: decisionId }).delete();
 }
 
+const runsByStatus = statement<{ status: string; count: string }>((q) =>
+  q('runs').groupBy('status').select('status').count('* as count'),
+);
+
+const runsByMold = statement<{
+  mold_slug: string;
+  runs: number;
+  completed: number;
+  failed: number;
+  mean_duration_seconds: string | null;
+}>((q) =>
+  q('runs')
+    .groupBy('mold_slug')
+    .orderBy('mold_slug')
+    .select(
+      'mold_slug',
+      q.raw('count(*)::int as runs'),
+      q.raw("count(*) filter (where status = 'completed')::int as completed"),
+      q.raw("count(*) filter (where status = 'failed')::int as failed"),
+      q.raw(
+        'avg(extract(epoch from finished_at - started_at)) filter (where finished_at is not null and started_at is not null) as mean_duration_seconds',
+      ),
+    ),
+);
+
 /** Counts by status, and per mold: runs, outcomes, success rate and mean duration. */
 export async function runStats(trx: Knex) {
-  const [byStatus, byMold] = await Promise.all([
-    trx('runs').groupBy('status').select('status').count<{ status: string; count: string }[]>('* as count'),
-    trx('runs')
-      .groupBy('mold_slug')
-      .orderBy('mold_slug')
-      .select(
-        'mold_slug',
-        trx.raw('count(*)::int as runs'),
-        trx.raw("count(*) filter (where status = 'completed')::int as completed"),
-        trx.raw("count(*) filter (where status = 'failed')::int as failed"),
-        trx.raw(
-          'avg(extract(epoch from finished_at - started_at)) filter (where finished_at is not null and started_at is not null) as mean_duration_seconds',
-        ),
-      ),
-  ]);
+  const [byStatus, byMold] = await Promise.all([runsByStatus.rows(trx), runsByMold.rows(trx)]);
   const counts = Object.fromEntries(byStatus.map((row) => [row.status, Number(row.count)]));
   const successRate = (completed: number, failed: number) =>
     completed + failed ? completed / (completed + failed) : null;
@@ -479,5 +536,6 @@ export async function runStats(trx: Knex) {
 }
 
 export async function runStatus(trx: Knex, runId: string): Promise<RunStatus | undefined> {
-  return (await trx('runs').where({ id: runId }).first('status'))?.status;
+  const [run] = await runState.rows(trx, { id: runId }, 'unlocked');
+  return run?.status;
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { uuidOrNullSql } from '../ids';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
+import { keysetStatement, type KeysetOrder } from '../paging';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../users/types';
 
 // Group membership belongs to the identity provider. A group is known here when a team maps
@@ -27,30 +27,32 @@ const toGroup = (row: GroupRow) => ({
 const GROUP_ORDER: KeysetOrder = { columns: [{ column: 'n.group_name', kind: 'text' }], direction: 'asc' };
 
 /** A page of the groups the tenant knows, by name, with their members, roles and mapped teams, in one query. */
-export function listGroups(db: Knex, window: KeysetWindow) {
-  const query = db
-    .with(
-      'names',
-      db.raw(`select group_name from team_group_mappings
-              union
-              select group_name from group_roles
-              union
-              select unnest(idp_groups) from users`),
-    )
-    .from('names as n')
-    .select(
-      'n.group_name as name',
-      db.raw(
-        `array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers`,
-      ),
-      db.raw(`array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id = ${uuidOrNullSql('g.role')}
+export const listGroups = keysetStatement({
+  order: GROUP_ORDER,
+  build: (q) =>
+    q
+      .with(
+        'names',
+        q.raw(`select group_name from team_group_mappings
+               union
+               select group_name from group_roles
+               union
+               select unnest(idp_groups) from users`),
+      )
+      .from('names as n')
+      .select(
+        'n.group_name as name',
+        q.raw(
+          `array(select distinct m.provider from team_group_mappings m where m.group_name = n.group_name order by 1) as providers`,
+        ),
+        q.raw(`array(select coalesce(b.name, g.role) from group_roles g left join role_bundles b on b.id = ${uuidOrNullSql('g.role')}
                      where g.group_name = n.group_name order by 1) as roles`),
-      db.raw(`array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
+        q.raw(`array(select distinct t.slug from team_group_mappings m join teams t on t.id = m.team_id
                      where m.group_name = n.group_name order by 1) as teams`),
-      db.raw(`(select count(*) from users u where u.idp_groups @> array[n.group_name])::int as member_count`),
-    );
-  return keysetSelect(db, query, GROUP_ORDER, window, toGroup);
-}
+        q.raw(`(select count(*) from users u where u.idp_groups @> array[n.group_name])::int as member_count`),
+      ),
+  toItem: toGroup,
+});
 
 /** false when the group already has the role. */
 export async function addGroupRole(db: Knex, tenantId: string, groupName: string, key: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Keyring } from '../crypto/keyring';
 import { maskSecrets, openSecrets, sealSecrets } from '../crypto/secretConfig';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
+import { keysetStatement, type KeysetOrder } from '../paging';
+import { statement } from '../../db/statements';
 import type { IntegrationStatus, IntegrationType } from './types';
 import { toIso, toIsoOrNull } from '../timestamps';
 
@@ -52,12 +53,19 @@ const LIST_ORDER: KeysetOrder = {
 };
 
 /** A page of the tenant's integrations, as listed (secrets masked). */
-export function listIntegrations(trx: Knex, window: KeysetWindow) {
-  return keysetSelect(trx, trx('integrations').select(COLUMNS), LIST_ORDER, window, toIntegration);
-}
+export const listIntegrations = keysetStatement({
+  order: LIST_ORDER,
+  build: (q) => q('integrations').select(COLUMNS),
+  toItem: toIntegration,
+});
+
+const integrationById = statement<IntegrationRow, { id: string }>((q, { id }) =>
+  q('integrations').where({ id }).first(COLUMNS),
+);
 
 export async function getIntegration(trx: Knex, id: string): Promise<IntegrationRow | undefined> {
-  return trx('integrations').where({ id }).first(COLUMNS);
+  const [row] = await integrationById.rows(trx, { id });
+  return row;
 }
 
 /** `config` in the clear; its secrets are sealed with the keyring's current key. */
@@ -93,6 +101,15 @@ export async function deleteIntegration(trx: Knex, id: string): Promise<boolean>
   return (await trx('integrations').where({ id }).delete()) > 0;
 }
 
+/** A type's integrations: the one named (`id`, bound only then) or the active ones. */
+const integrationsOfType = statement<IntegrationRow, { type: IntegrationType; id?: string }, 'named' | 'active'>(
+  (q, values, which) =>
+    q('integrations')
+      .where({ type: values.type })
+      .where(which === 'named' ? { id: values.id } : { status: 'active' })
+      .select(COLUMNS),
+);
+
 /**
  * The integration a source-host action uses, its secrets opened: the one named, or else the
  * tenant's only active one of that type. Returns why not when there is none to use.
@@ -103,8 +120,7 @@ export async function activeIntegrationOfType(
   type: IntegrationType,
   id?: string,
 ): Promise<{ integration: IntegrationRow } | { problem: string }> {
-  const query = trx('integrations').where({ type });
-  const rows: IntegrationRow[] = await (id ? query.where({ id }) : query.where({ status: 'active' })).select(COLUMNS);
+  const rows = await integrationsOfType.rows(trx, id ? { type, id } : { type }, id ? 'named' : 'active');
   const opened = (row: IntegrationRow) => ({ integration: { ...row, config: openConfig(keyring, row) } });
   if (id) {
     if (!rows.length) return { problem: `integration ${id} is not a ${type} integration of this tenant` };

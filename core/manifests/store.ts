@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { ManifestType } from '../catalog/types';
 import { UUID } from '../ids';
-import { keysetSelect, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
+import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { toIso } from '../timestamps';
+import { statement, type Placeholders } from '../../db/statements';
 
 // The manifests table: one row per entity declared by a manifest, keeping the document as it
 // was written (ours or Backstage's).
@@ -47,26 +48,40 @@ const toView = (row: ManifestRow): ManifestView => ({ ...toSummary(row), content
 // service_id is unique per tenant, so it alone orders the list (served by the unique index).
 const LIST_ORDER: KeysetOrder = { columns: [{ column: 'service_id', kind: 'text' }], direction: 'asc' };
 
+const manifestPage = keysetStatement({
+  order: LIST_ORDER,
+  build: (q, { manifestType }: Placeholders<{ manifestType: ManifestType | null }>, typed: boolean) => {
+    const query = q('manifests').select(SUMMARY_COLUMNS);
+    return typed ? query.where({ manifest_type: manifestType }) : query;
+  },
+  toItem: toSummary,
+});
+
 /** A page of manifests by service_id, without their content. */
 export function listManifests(
   db: Knex,
   window: KeysetWindow,
   filter: { manifestType?: ManifestType },
 ): Promise<KeysetRow<ManifestSummary>[]> {
-  const query = db('manifests').select(SUMMARY_COLUMNS);
-  if (filter.manifestType) query.where({ manifest_type: filter.manifestType });
-  return keysetSelect(db, query, LIST_ORDER, window, toSummary);
+  const { manifestType = null } = filter;
+  return manifestPage(db, window, { manifestType }, manifestType !== null);
 }
+
+const manifestBy = statement<ManifestRow, { ref: string }, 'id' | 'service_id'>((q, { ref }, column) =>
+  q('manifests').where(column, ref).first(COLUMNS),
+);
 
 /** By id, or by the service_id of the entity it declares. */
 export async function getManifest(db: Knex, ref: string): Promise<ManifestView | undefined> {
-  const row: ManifestRow | undefined = await db('manifests')
-    .where(UUID.test(ref) ? { id: ref } : { service_id: ref })
-    .first(COLUMNS);
+  const [row] = await manifestBy.rows(db, { ref }, UUID.test(ref) ? 'id' : 'service_id');
   return row && toView(row);
 }
 
 export type ManifestChange = 'created' | 'updated' | 'unchanged';
+
+const manifestOfEntity = statement<ManifestRow, { entityId: string }>((q, { entityId }) =>
+  q('manifests').where({ entity_id: entityId }).first(COLUMNS),
+);
 
 /**
  * Makes `manifest` the one of its entity. The row changes only when the document or its format
@@ -88,6 +103,6 @@ export async function saveManifest(
     [tenantId, manifest.entity_id, manifest.service_id, manifest.manifest_type, manifest.content],
   );
   if (rows[0]) return { manifest: toView(rows[0]), change: rows[0].inserted ? 'created' : 'updated' };
-  const row: ManifestRow = await db('manifests').where({ entity_id: manifest.entity_id }).first(COLUMNS);
+  const [row] = await manifestOfEntity.rows(db, { entityId: manifest.entity_id });
   return { manifest: toView(row), change: 'unchanged' };
 }

@@ -3,6 +3,7 @@ import type { OffsetWindow } from '../paging';
 import { toIso, toIsoOrNull } from '../timestamps';
 import type { SourceHostRepository } from '../sourceHost/client';
 import type { RepositoryFilters, RepositoryView } from './types';
+import { statement, type Placeholders } from '../../db/statements';
 
 // SQL for repositories and the crawl's tracking rows. Everything runs in the caller's tenant
 // transaction (RLS), except the fallback tick's look across tenants (tenantsToCrawl).
@@ -67,6 +68,21 @@ export function toRepositoryView(row: RepositoryRow): RepositoryView {
   };
 }
 
+interface GoneRepositories {
+  integrationId: string;
+  /** The full names the host listed. */
+  listedNames: string[];
+}
+
+/** The repositories of an integration that the host no longer lists. */
+const goneRepositories = (q: Knex, { integrationId, listedNames }: GoneRepositories | Placeholders<GoneRepositories>) =>
+  q('repositories').where({ integration_id: integrationId }).whereRaw('full_name <> all(?)', [listedNames]);
+
+/** The tracking rows of the repositories gone. */
+const docIdsOfGone = statement<{ id: string }, GoneRepositories>((q, gone) =>
+  q('doc_crawl_status').whereIn('repository_id', goneRepositories(q, gone).select('id')).select('id'),
+);
+
 /**
  * Brings the tenant's repositories of one integration in line with what the host listed: new
  * ones are added (due for a crawl at once), changed ones updated (only when something changed,
@@ -97,36 +113,40 @@ export async function syncRepositories(
       .merge({ ...fromHost, updated_at: trx.fn.now() })
       .whereRaw(`${changed} or repositories.integration_id is distinct from excluded.integration_id`);
   }
-  const gone = trx('repositories')
-    .where({ integration_id: integrationId })
-    .whereNotIn(
-      'full_name',
-      listed.map((repository) => repository.full_name),
-    );
-  const removedDocIds: string[] = await trx('doc_crawl_status')
-    .whereIn('repository_id', gone.clone().select('id'))
-    .pluck('id');
-  await gone.delete();
+  const gone = { integrationId, listedNames: listed.map((repository) => repository.full_name) };
+  const removedDocIds = (await docIdsOfGone.rows(trx, gone)).map((row) => row.id);
+  await goneRepositories(trx, gone).delete();
   return { removedDocIds };
 }
 
-/** The repositories whose next crawl is due, oldest due first. */
-export function dueRepositoryIds(trx: Knex, limit: number): Promise<string[]> {
-  return trx('repositories')
-    .where('next_crawl_at', '<=', trx.fn.now())
+const dueRepositories = statement<{ id: string }, { limit: number }>((q, { limit }) =>
+  q('repositories')
+    .where('next_crawl_at', '<=', q.fn.now())
     .orderBy([{ column: 'next_crawl_at' }, { column: 'id' }])
     .limit(limit)
-    .pluck('id');
+    .select('id'),
+);
+
+/** The repositories whose next crawl is due, oldest due first. */
+export async function dueRepositoryIds(trx: Knex, limit: number): Promise<string[]> {
+  return (await dueRepositories.rows(trx, { limit })).map((row) => row.id);
 }
+
+const repositoryById = statement<RepositoryRow, { id: string }>((q, { id }) => q('repositories').where({ id }).first());
 
 export async function getRepository(trx: Knex, id: string): Promise<RepositoryRow | undefined> {
-  return trx('repositories').where({ id }).first();
+  const [row] = await repositoryById.rows(trx, { id });
+  return row;
 }
 
-export function docStatuses(trx: Knex, repositoryId: string): Promise<DocStatusRow[]> {
-  return trx('doc_crawl_status')
+const docStatusesOf = statement<DocStatusRow, { repositoryId: string }>((q, { repositoryId }) =>
+  q('doc_crawl_status')
     .where({ repository_id: repositoryId })
-    .select('id', 'repository_id', 'path', 'content_hash', 'indexed');
+    .select('id', 'repository_id', 'path', 'content_hash', 'indexed'),
+);
+
+export function docStatuses(trx: Knex, repositoryId: string): Promise<DocStatusRow[]> {
+  return docStatusesOf.rows(trx, { repositoryId });
 }
 
 /** Records files as indexed with their content hash (`id`: the document's id in the engine). */
@@ -182,12 +202,13 @@ export async function resetForRecrawl(
   return { documents, repositories: due };
 }
 
+const crawledTenants = statement<{ tenant_id: string }>((q) =>
+  q('integrations').where({ type: 'vcs-host-a', status: 'active' }).distinct('tenant_id'),
+);
+
 /** The tenants whose repositories the fallback tick crawls: those with an active vcs-host-a integration. */
-export function tenantsToCrawl(system: Knex): Promise<string[]> {
-  return system('integrations')
-    .where({ type: 'vcs-host-a', status: 'active' })
-    .distinct('tenant_id')
-    .pluck('tenant_id');
+export async function tenantsToCrawl(system: Knex): Promise<string[]> {
+  return (await crawledTenants.rows(system)).map((row) => row.tenant_id);
 }
 
 const SORT_COLUMNS = {
@@ -200,47 +221,93 @@ const SORT_COLUMNS = {
 } as const;
 export const REPOSITORY_SORTS = Object.keys(SORT_COLUMNS) as (keyof typeof SORT_COLUMNS)[];
 
+/** The filters of a list that take a value. */
+const VALUE_FILTERS = ['search', 'provider', 'owner', 'language', 'topic', 'team'] as const;
+
+interface RepositoryListShape extends Pick<
+  RepositoryFilters,
+  'sort' | 'order' | 'show_forks' | 'show_archived' | 'show_private'
+> {
+  /** The filters given a value (an empty one is no filter). */
+  given: (typeof VALUE_FILTERS)[number][];
+}
+
+/** A list's filter values; `pattern`: the `ilike` pattern of its search. */
+type RepositoryListValues = Pick<RepositoryFilters, 'provider' | 'owner' | 'language' | 'topic' | 'team'> & {
+  pattern?: string;
+};
+
+function filteredRepositories(q: Knex, values: Placeholders<RepositoryListValues>, shape: RepositoryListShape) {
+  const query = q('repositories as r');
+  const given = (filter: (typeof VALUE_FILTERS)[number]) => shape.given.includes(filter);
+  if (given('search')) {
+    query.where((w) => w.whereILike('r.full_name', values.pattern).orWhereILike('r.description', values.pattern));
+  }
+  if (given('provider')) query.where('r.provider', values.provider);
+  if (given('owner')) query.where('r.owner', values.owner);
+  if (given('language')) query.whereRaw('lower(r.language) = lower(?)', [values.language]);
+  if (given('topic')) query.whereRaw('? = any(r.topics)', [values.topic]);
+  if (given('team')) {
+    // A repository belongs to the team that owns an entity linking to it.
+    query.whereExists((sub) =>
+      sub
+        .select(q.raw('1'))
+        .from('entities as e')
+        .where('e.owner', values.team)
+        .whereRaw(`e.links @> jsonb_build_array(jsonb_build_object('url', r.html_url))`),
+    );
+  }
+  if (!shape.show_forks) query.where('r.fork', false);
+  if (!shape.show_archived) query.where('r.archived', false);
+  if (!shape.show_private) query.where('r.private', false);
+  return query;
+}
+
+const repositoryCount = statement<{ count: string }, RepositoryListValues, RepositoryListShape>((q, values, shape) =>
+  filteredRepositories(q, values, shape).count('* as count'),
+);
+
+const repositoryPage = statement<RepositoryRow, RepositoryListValues & OffsetWindow, RepositoryListShape>(
+  (q, values, shape) => {
+    const column = `r.${SORT_COLUMNS[shape.sort]}`;
+    return filteredRepositories(q, values, shape)
+      .select('r.*')
+      .orderByRaw(`${column} ${shape.order} nulls last, r.id ${shape.order}`)
+      .limit(values.limit)
+      .offset(values.offset);
+  },
+);
+
 /** The filtered, sorted page of the tenant's repositories and the filtered total. */
 export async function listRepositories(
   trx: Knex,
   filters: RepositoryFilters,
   window: OffsetWindow,
 ): Promise<{ rows: RepositoryRow[]; total: number }> {
-  const query = trx('repositories as r');
-  if (filters.search) {
-    const pattern = `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query.where((q) => q.whereILike('r.full_name', pattern).orWhereILike('r.description', pattern));
-  }
-  if (filters.provider) query.where('r.provider', filters.provider);
-  if (filters.owner) query.where('r.owner', filters.owner);
-  if (filters.language) query.whereRaw('lower(r.language) = lower(?)', [filters.language]);
-  if (filters.topic) query.whereRaw('? = any(r.topics)', [filters.topic]);
-  if (filters.team) {
-    // A repository belongs to the team that owns an entity linking to it.
-    query.whereExists((q) =>
-      q
-        .select(trx.raw('1'))
-        .from('entities as e')
-        .where('e.owner', filters.team!)
-        .whereRaw(`e.links @> jsonb_build_array(jsonb_build_object('url', r.html_url))`),
-    );
-  }
-  if (!filters.show_forks) query.where('r.fork', false);
-  if (!filters.show_archived) query.where('r.archived', false);
-  if (!filters.show_private) query.where('r.private', false);
-  const [{ count }] = await query.clone().count<{ count: string }[]>('* as count');
-  const column = `r.${SORT_COLUMNS[filters.sort]}`;
-  const rows: RepositoryRow[] = await query
-    .select('r.*')
-    .orderByRaw(`${column} ${filters.order} nulls last, r.id ${filters.order}`)
-    .limit(window.limit)
-    .offset(window.offset);
+  const shape: RepositoryListShape = {
+    given: VALUE_FILTERS.filter((filter) => filters[filter]),
+    show_forks: filters.show_forks,
+    show_archived: filters.show_archived,
+    show_private: filters.show_private,
+    sort: filters.sort,
+    order: filters.order,
+  };
+  const values: RepositoryListValues = {
+    ...filters,
+    pattern: filters.search ? `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined,
+  };
+  const [{ count }] = await repositoryCount.rows(trx, values, shape);
+  const rows = await repositoryPage.rows(trx, { ...values, ...window }, shape);
   return { rows, total: Number(count) };
 }
 
+const repositoriesAtUrls = statement<{ full_name: string }, { urls: string[] }>((q, { urls }) =>
+  q('repositories').whereRaw('html_url = any(?)', [urls]).orderBy('full_name').select('full_name'),
+);
+
 /** The repositories an entity links to (a link whose URL is the repository's page). */
-export function repositoriesOfEntity(trx: Knex, links: { url: string }[]): Promise<string[]> {
+export async function repositoriesOfEntity(trx: Knex, links: { url: string }[]): Promise<string[]> {
   const urls = links.map((link) => link.url);
-  if (!urls.length) return Promise.resolve([]);
-  return trx('repositories').whereIn('html_url', urls).orderBy('full_name').pluck('full_name');
+  if (!urls.length) return [];
+  return (await repositoriesAtUrls.rows(trx, { urls })).map((row) => row.full_name);
 }

@@ -6,6 +6,7 @@ import type { CallerPrincipal } from '../auth/principal';
 import { ApiError, conflict, invalid, notFound } from '../errors';
 import { UUID } from '../ids';
 import { recordTeamAudits } from '../teams/store';
+import { statement } from '../../db/statements';
 import {
   assignUserRole,
   deleteBundle,
@@ -76,6 +77,17 @@ function checkNameShape(name: string | undefined): void {
 
 const nameTaken = (name: string) => `A role bundle named "${name}" already exists`;
 
+/** A bundle of that name, other than `exceptId` when the shape says one is left out (bound only then). */
+const bundleNamed = statement<{ id: string }, { name: string; exceptId?: string }, 'any' | 'except'>(
+  (q, values, which) =>
+    q('role_bundles')
+      .where({ name: values.name })
+      .modify((b) => {
+        if (which === 'except') b.whereNot({ id: values.exceptId });
+      })
+      .first('id'),
+);
+
 /**
  * A 409 refusal (audited as a failure of `event`) when `name` is a built-in role's or another
  * bundle's name.
@@ -88,10 +100,7 @@ async function requireFreeName(
 ): Promise<void> {
   if (name === undefined) return;
   if (isReservedRoleName(name)) throw new RefusedAction(conflict(`"${name}" is a built-in role name`), event);
-  const taken = await db('role_bundles')
-    .where({ name })
-    .modify((q) => exceptId && q.whereNot({ id: exceptId }))
-    .first('id');
+  const [taken] = await bundleNamed.rows(db, exceptId ? { name, exceptId } : { name }, exceptId ? 'except' : 'any');
   if (taken) throw new RefusedAction(conflict(nameTaken(name)), event);
 }
 

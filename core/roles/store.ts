@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { UUID, uuidOrNullSql } from '../ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole, type Scope } from '../auth/permissions';
-import { keysetPosition, keysetSelect, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../paging';
+import { keysetPosition, keysetStatement, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../paging';
+import { statement, type Placeholders } from '../../db/statements';
 import { toIso } from '../timestamps';
 
 // Roles are referenced by key everywhere they are assigned: a built-in role's name, or a role
@@ -60,17 +61,25 @@ const bundleView = (row: Pick<BundleRow, 'id' | 'name' | 'description' | 'permis
   built_in: false,
 });
 
+const bundleViewBy = statement<BundleRow, { ref: string }, 'id' | 'name'>((q, { ref }, column) =>
+  q('role_bundles').where(column, ref).first('id', 'name', 'description', 'permissions'),
+);
+
 /** The role a request refers to (built-in name, bundle id or bundle name); undefined if none. */
 export async function resolveRole(db: Knex, ref: string): Promise<RoleView | undefined> {
   if (isBuiltInRole(ref)) return builtInView(ref);
-  const row = await db('role_bundles')
-    .where(UUID.test(ref) ? { id: ref } : { name: ref })
-    .first('id', 'name', 'description', 'permissions');
+  const [row] = await bundleViewBy.rows(db, { ref }, UUID.test(ref) ? 'id' : 'name');
   return row && bundleView(row);
 }
 
 /** Bundles by name, which is unique in a tenant. */
 const BUNDLE_ORDER: KeysetOrder = { columns: [{ column: 'name', kind: 'text' }], direction: 'asc' };
+
+const bundleViewPage = keysetStatement({
+  order: BUNDLE_ORDER,
+  build: (q) => q('role_bundles').select('id', 'name', 'description', 'permissions'),
+  toItem: bundleView,
+});
 
 /**
  * A page of every role: built-ins first, then the tenant's bundles by name. A position is a
@@ -88,13 +97,10 @@ export async function listRoles(db: Knex, window: KeysetWindow) {
   const rows = builtInsLeft.map((role) => ({ id: keysetPosition([role.name]), item: role }));
   // Enough for the page and the row that tells another one exists.
   if (rows.length > window.limit) return rows;
-  const bundles = await keysetSelect(
-    db,
-    db('role_bundles').select('id', 'name', 'description', 'permissions'),
-    BUNDLE_ORDER,
-    { limit: window.limit - rows.length, afterId: after === null || isBuiltInRole(after) ? null : window.afterId },
-    bundleView,
-  );
+  const bundles = await bundleViewPage(db, {
+    limit: window.limit - rows.length,
+    afterId: after === null || isBuiltInRole(after) ? null : window.afterId,
+  });
   return [...rows, ...bundles];
 }
 
@@ -105,14 +111,20 @@ interface AssignedRoleRow {
   permissions: Scope[] | null;
 }
 
+/** Which roles are listed: those one holder (`where`, column to value) has through `table`. */
+interface AssignedShape {
+  table: AssignmentTable;
+  columns: string[];
+}
+
 /** The roles held through one assignment table, bundle details joined. */
-function assignedRolesQuery(db: Knex, table: AssignmentTable, where: Record<string, string>) {
+function assignedRolesQuery(q: Knex, where: Placeholders<Record<string, string>>, { table, columns }: AssignedShape) {
   return (
-    db(`${table} as a`)
+    q(`${table} as a`)
       .joinRaw(`left join role_bundles b on b.id = ${uuidOrNullSql('a.role')}`)
-      .where(Object.fromEntries(Object.entries(where).map(([column, value]) => [`a.${column}`, value])))
+      .where(Object.fromEntries(columns.map((column) => [`a.${column}`, where[column]])))
       // A key that is neither built-in nor a bundle cannot be assigned; skip rather than fail.
-      .where((q) => q.whereIn('a.role', Object.keys(BUILT_IN_ROLES)).orWhereNotNull('b.id'))
+      .where((w) => w.whereIn('a.role', Object.keys(BUILT_IN_ROLES)).orWhereNotNull('b.id'))
       .select('a.role as key', 'b.name', 'b.description', 'b.permissions')
   );
 }
@@ -136,17 +148,25 @@ const ASSIGNED_ORDER: KeysetOrder = {
   direction: 'asc',
 };
 
+const allAssignedRoles = statement<AssignedRoleRow, Record<string, string>, AssignedShape>((q, where, shape) =>
+  assignedRolesQuery(q, where, shape).orderBy(ASSIGNED_ORDER.columns.map((c) => c.column)),
+);
+
 /** Every role held through one assignment table, in one query. */
 export async function assignedRoles(
   db: Knex,
   table: AssignmentTable,
   where: Record<string, string>,
 ): Promise<RoleView[]> {
-  const rows: AssignedRoleRow[] = await assignedRolesQuery(db, table, where).orderBy(
-    ASSIGNED_ORDER.columns.map((c) => c.column),
-  );
+  const rows = await allAssignedRoles.rows(db, where, { table, columns: Object.keys(where) });
   return rows.map(assignedRoleView);
 }
+
+const assignedRolePage = keysetStatement({
+  order: ASSIGNED_ORDER,
+  build: assignedRolesQuery,
+  toItem: assignedRoleView,
+});
 
 /** A page of the roles held through one assignment table. */
 export function assignedRolesPage(
@@ -155,17 +175,23 @@ export function assignedRolesPage(
   where: Record<string, string>,
   window: KeysetWindow,
 ) {
-  return keysetSelect(db, assignedRolesQuery(db, table, where), ASSIGNED_ORDER, window, assignedRoleView);
+  return assignedRolePage(db, window, where, { table, columns: Object.keys(where) });
 }
 
 // ------------------------------------------------------------------ role bundles
 
-export function listBundles(db: Knex, window: KeysetWindow) {
-  return keysetSelect(db, db('role_bundles').select(BUNDLE_COLUMNS), BUNDLE_ORDER, window, toBundle);
-}
+export const listBundles = keysetStatement({
+  order: BUNDLE_ORDER,
+  build: (q) => q('role_bundles').select(BUNDLE_COLUMNS),
+  toItem: toBundle,
+});
+
+const bundleById = statement<BundleRow, { id: string }>((q, { id }) =>
+  q('role_bundles').where({ id }).first(BUNDLE_COLUMNS),
+);
 
 export async function getBundle(db: Knex, id: string) {
-  const row: BundleRow | undefined = await db('role_bundles').where({ id }).first(BUNDLE_COLUMNS);
+  const [row] = await bundleById.rows(db, { id });
   return row && toBundle(row);
 }
 
@@ -224,8 +250,9 @@ export async function deleteBundle(db: Knex, id: string) {
 
 // ------------------------------------------------------------------ direct user assignments
 
-export const userExists = async (db: Knex, userId: string) =>
-  Boolean(await db('users').where({ id: userId }).first('id'));
+const userById = statement<{ id: string }, { id: string }>((q, { id }) => q('users').where({ id }).first('id'));
+
+export const userExists = async (db: Knex, userId: string) => (await userById.rows(db, { id: userId })).length > 0;
 
 /** false when the user already holds the role directly. */
 export async function assignUserRole(db: Knex, tenantId: string, userId: string, key: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { keysetSelect, type KeysetOrder, type KeysetWindow } from '../paging';
+import { keysetStatement, type KeysetOrder, type KeysetWindow } from '../paging';
+import { statement, type Placeholders } from '../../db/statements';
 import type { IdentityProvider } from '../users/types';
 import type { TeamMemberRole } from './types';
 
@@ -31,21 +32,30 @@ const MEMBER_ORDER: KeysetOrder = {
   direction: 'asc',
 };
 
-const membersOf = (db: Knex, teamId: string) =>
-  db('team_members as m')
+/** The team whose rows a list reads. */
+type OfTeam = { teamId: string };
+
+const membersOf = (q: Knex, { teamId }: Placeholders<OfTeam>) =>
+  q('team_members as m')
     .join('users as u', 'u.id', 'm.user_id')
     .where('m.team_id', teamId)
     .select('m.user_id', 'u.name', 'u.email', 'm.role');
 
 const asIs = <T>(row: T) => row;
 
+const allMembers = statement<TeamMember, OfTeam>((q, team) =>
+  membersOf(q, team).orderBy(MEMBER_ORDER.columns.map((c) => c.column)),
+);
+
 /** Every member: for the team's details. */
 export function listMembers(db: Knex, teamId: string): Promise<TeamMember[]> {
-  return membersOf(db, teamId).orderBy(MEMBER_ORDER.columns.map((c) => c.column));
+  return allMembers.rows(db, { teamId });
 }
 
+const memberPage = keysetStatement({ order: MEMBER_ORDER, build: membersOf, toItem: asIs<TeamMember> });
+
 export function listMembersPage(db: Knex, teamId: string, window: KeysetWindow) {
-  return keysetSelect(db, membersOf(db, teamId), MEMBER_ORDER, window, asIs<TeamMember>);
+  return memberPage(db, window, { teamId });
 }
 
 /** false when the user is already a member. */
@@ -77,16 +87,22 @@ const MAPPING_ORDER: KeysetOrder = {
   direction: 'asc',
 };
 
-const mappingsOf = (db: Knex, teamId: string) =>
-  db('team_group_mappings').where({ team_id: teamId }).select(MAPPING_COLUMNS);
+const mappingsOf = (q: Knex, { teamId }: Placeholders<OfTeam>) =>
+  q('team_group_mappings').where({ team_id: teamId }).select(MAPPING_COLUMNS);
+
+const allMappings = statement<GroupMapping, OfTeam>((q, team) =>
+  mappingsOf(q, team).orderBy(MAPPING_ORDER.columns.map((c) => c.column)),
+);
 
 /** Every mapping: for the team's details. */
 export function listMappings(db: Knex, teamId: string): Promise<GroupMapping[]> {
-  return mappingsOf(db, teamId).orderBy(MAPPING_ORDER.columns.map((c) => c.column));
+  return allMappings.rows(db, { teamId });
 }
 
+const mappingPage = keysetStatement({ order: MAPPING_ORDER, build: mappingsOf, toItem: asIs<GroupMapping> });
+
 export function listMappingsPage(db: Knex, teamId: string, window: KeysetWindow) {
-  return keysetSelect(db, mappingsOf(db, teamId), MAPPING_ORDER, window, asIs<GroupMapping>);
+  return mappingPage(db, window, { teamId });
 }
 
 /** undefined when the team already maps that group of that provider. */

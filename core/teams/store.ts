@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import { actorOf, type AuditEvent } from '../audit/store';
 import type { OffsetWindow } from '../paging';
 import { UUID } from '../ids';
+import { statement } from '../../db/statements';
 import { toIso } from '../timestamps';
 
 interface TeamRow {
@@ -36,45 +37,61 @@ export const toTeam = (row: TeamRow) => ({
 export const isUsableSlug = (slug: string) => slug !== '' && !UUID.test(slug);
 
 /** Teams with their member counts, in one query (counts joined, not fetched per team). */
-function teamsWithCounts(db: Knex) {
-  return db('teams as t')
-    .leftJoin(db('team_members').groupBy('team_id').select('team_id').count('* as n').as('m'), 'm.team_id', 't.id')
+function teamsWithCounts(q: Knex) {
+  return q('teams as t')
+    .leftJoin(q('team_members').groupBy('team_id').select('team_id').count('* as n').as('m'), 'm.team_id', 't.id')
     .select(TEAM_COLUMNS.map((column) => `t.${column}`))
-    .select(db.raw('coalesce(m.n, 0)::int as member_count'))
+    .select(q.raw('coalesce(m.n, 0)::int as member_count'))
     .orderBy([{ column: 't.name' }, { column: 't.slug' }]);
 }
 
-const toListItem = (row: TeamRow & { member_count: number }): TeamListItem => ({
+type TeamListRow = TeamRow & { member_count: number };
+
+const toListItem = (row: TeamListRow): TeamListItem => ({
   ...toTeam(row),
   member_count: row.member_count,
 });
 
+const allTeams = statement<TeamListRow>((q) => teamsWithCounts(q));
+
 /** The whole list: what GET /teams caches per tenant. */
 export async function listAllTeams(db: Knex): Promise<TeamListItem[]> {
-  return (await teamsWithCounts(db)).map(toListItem);
+  return (await allTeams.rows(db)).map(toListItem);
 }
 
+const teamPage = statement<TeamListRow, OffsetWindow>((q, { limit, offset }) =>
+  teamsWithCounts(q).limit(limit).offset(offset),
+);
+
+const teamCount = statement<{ count: string }>((q) => q('teams').count('* as count'));
+
 export async function listTeamsPage(db: Knex, window: OffsetWindow): Promise<{ teams: TeamListItem[]; total: number }> {
-  const rows = await teamsWithCounts(db).limit(window.limit).offset(window.offset);
-  const [{ count }] = await db('teams').count<{ count: string }[]>('* as count');
+  const rows = await teamPage.rows(db, { limit: window.limit, offset: window.offset });
+  const [{ count }] = await teamCount.rows(db);
   return { teams: rows.map(toListItem), total: Number(count) };
 }
 
+const teamBy = statement<TeamRow, { ref: string }, 'id' | 'slug'>((q, { ref }, column) =>
+  q('teams').where(column, ref).first(TEAM_COLUMNS),
+);
+
 export async function getTeam(db: Knex, id: string): Promise<Team | undefined> {
-  const row: TeamRow | undefined = await db('teams').where({ id }).first(TEAM_COLUMNS);
+  const [row] = await teamBy.rows(db, { ref: id }, 'id');
   return row && toTeam(row);
 }
 
 export async function getTeamByIdOrSlug(db: Knex, ref: string): Promise<Team | undefined> {
-  const row: TeamRow | undefined = await db('teams')
-    .where(UUID.test(ref) ? { id: ref } : { slug: ref })
-    .first(TEAM_COLUMNS);
+  const [row] = await teamBy.rows(db, { ref }, UUID.test(ref) ? 'id' : 'slug');
   return row && toTeam(row);
 }
 
+const lockedTeam = statement<{ id: string }, { id: string }>((q, { id }) =>
+  q('teams').where({ id }).forShare().first('id'),
+);
+
 /** For writes below a team: the share lock keeps it from being deleted until this commits. */
 export async function lockTeam(db: Knex, id: string): Promise<boolean> {
-  return Boolean(await db('teams').where({ id }).forShare().first('id'));
+  return (await lockedTeam.rows(db, { id })).length > 0;
 }
 
 /** Inserts a team; undefined when the slug is taken in this tenant. */

@@ -1,0 +1,101 @@
+import knex, { type Knex } from 'knex';
+
+// Statements compiled once and run with their values alone. Knex's builder compiles a query on
+// every run, and in bench:http that compilation was the largest share of a tenant read's client
+// CPU (README, "Compiled statements"). A statement here is still written with the builder; it is
+// compiled the first time it runs (once per shape, where the request decides the shape) and
+// from then on only its values travel.
+
+/** Compiles builders without a connection: PostgreSQL's SQL, never run. */
+const compiler = knex({ client: 'pg' });
+
+/**
+ * What a statement's builder receives instead of its values: one marker per value, to pass to
+ * knex wherever the value goes. Typed `never` so it fits anywhere a value does, and so that
+ * reading it (`.length`, a method) does not compile: a statement's shape may depend only on its
+ * `shape` argument, never on a value. (A marker read but not bound is not refused: a builder
+ * destructures every value, and a shape may leave one out.) A list of values goes as one
+ * parameter (`= any(?)`), not spread by `whereIn`.
+ */
+export type Placeholders<Values> = { readonly [Name in keyof Values]-?: never };
+
+/** One binding of a compiled statement: a value's name, or a constant the builder wrote. */
+type Slot = { value: string } | { constant: unknown };
+
+interface Compiled {
+  sql: string;
+  slots: Slot[];
+}
+
+// Markers are non-negative integers, which knex takes everywhere a value goes (`limit` and
+// `offset` parse their argument as one, and refuse a negative), far beyond any constant a
+// statement writes.
+const FIRST_MARKER = 9_007_199_254_000_000;
+
+/** Compiles what `build` makes of markers, and names the value each binding comes from. */
+function compile<Values, Shape>(
+  build: (q: Knex, values: Placeholders<Values>, shape: Shape) => Knex.QueryBuilder | Knex.Raw,
+  shape: Shape,
+): Compiled {
+  const markers = new Map<number, string>();
+  const placeholders = new Proxy({} as Placeholders<Values>, {
+    get: (_, name) => {
+      const marker = FIRST_MARKER + markers.size;
+      markers.set(marker, String(name));
+      return marker;
+    },
+  });
+  const { sql, bindings } = build(compiler, placeholders, shape).toSQL();
+  const slots = bindings.map((binding): Slot => {
+    const name = typeof binding === 'number' ? markers.get(binding) : undefined;
+    return name === undefined ? { constant: binding } : { value: name };
+  });
+  return { sql, slots };
+}
+
+/** At most this many shapes of one statement are kept compiled; past it, a new shape compiles per run. */
+export const SHAPES_PER_STATEMENT = 256;
+
+/** No values. */
+export type NoValues = Record<never, never>;
+
+/**
+ * What running a statement takes after its knex: its values (left out when it has none), then
+ * its shape (when the request decides one; values then come first even when empty).
+ */
+export type RunArgs<Values, Shape> = Shape extends undefined
+  ? keyof Values extends never
+    ? []
+    : [values: Values]
+  : [values: Values, shape: Shape];
+
+/**
+ * A statement whose SQL may depend on the request through `shape` (which filters are given,
+ * which fields are wanted): compiled once per shape. A shape is plain data (a string, a
+ * boolean, an object of them), and its JSON names it. Without a shape, a statement has one.
+ */
+export interface Statement<Row, Values, Shape> {
+  rows(db: Knex, ...args: RunArgs<Values, Shape>): Promise<Row[]>;
+}
+
+export function statement<Row, Values = NoValues, Shape = undefined>(
+  build: (q: Knex, values: Placeholders<Values>, shape: Shape) => Knex.QueryBuilder | Knex.Raw,
+): Statement<Row, Values, Shape> {
+  const compiled = new Map<string, Compiled>();
+  return {
+    async rows(db, ...args) {
+      const [values, shape] = args as [values?: Values, shape?: Shape];
+      const key = JSON.stringify(shape);
+      let known = compiled.get(key);
+      if (!known) {
+        known = compile(build, shape as Shape);
+        if (compiled.size < SHAPES_PER_STATEMENT) compiled.set(key, known);
+      }
+      const named = (values ?? {}) as Record<string, unknown>;
+      const bindings = known.slots.map((slot) => ('value' in slot ? named[slot.value] : slot.constant));
+      // Through knex, as any query: the tenant transaction's connection, query events, prepared names.
+      const result: { rows: Row[] } = await db.raw(known.sql, bindings as Knex.RawBinding[]);
+      return result.rows;
+    },
+  };
+}
