@@ -1,10 +1,10 @@
 import knex, { type Knex } from 'knex';
 
 // Statements compiled once and run with their values alone. Knex's builder compiles a query on
-// every run, and in bench:http that compilation was the largest share of a tenant read's client
-// CPU (README, "Compiled statements"). A statement here is still written with the builder; it is
-// compiled the first time it runs (once per shape, where the request decides the shape) and
-// from then on only its values travel.
+// every run: about a tenth of the client's CPU for a transaction around one read (README,
+// "Compiled statements"). A statement here is still written with the builder; it is compiled
+// the first time it runs (once per shape, where the request decides the shape) and from then on
+// only its values travel.
 
 /** Compiles builders without a connection: PostgreSQL's SQL, never run. */
 const compiler = knex({ client: 'pg' });
