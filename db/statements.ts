@@ -99,3 +99,24 @@ export function statement<Row, Values = NoValues, Shape = undefined>(
     },
   };
 }
+
+/**
+ * Optional equality filters, the commonest shape: of `columns` (a filter's name → its column),
+ * the names `filter` gives a value (not undefined). Pass them as the shape, and `whereGiven`
+ * binds only their values.
+ */
+export const givenFilters = <Name extends string>(
+  filter: NoInfer<Partial<Record<Name, unknown>>>,
+  columns: Record<Name, string>,
+) => (Object.keys(columns) as Name[]).filter((name) => filter[name] !== undefined);
+
+/** `column = value` for each filter `given` names (see givenFilters). */
+export function whereGiven<Name extends string>(
+  query: Knex.QueryBuilder,
+  columns: Record<Name, string>,
+  values: Placeholders<Record<Name, unknown>>,
+  given: readonly Name[],
+): Knex.QueryBuilder {
+  for (const name of given) query.where(columns[name], values[name]);
+  return query;
+}

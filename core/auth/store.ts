@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { escapeLiteral } from 'pg';
-import { UUID, uuidOrNullSql } from '../ids';
+import { idOr, uuidOrNullSql } from '../ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 import { statement } from '../../db/statements';
@@ -56,7 +56,7 @@ const tenantBy = statement<{ id: string }, { ref: string }, 'id' | 'slug'>((q, {
 
 /** A tenant's id from its id or slug (a cross-tenant read: the system role's). */
 export async function findTenantId(system: Knex, idOrSlug: string): Promise<string | undefined> {
-  const [row] = await tenantBy.rows(system, { ref: idOrSlug }, UUID.test(idOrSlug) ? 'id' : 'slug');
+  const [row] = await tenantBy.rows(system, { ref: idOrSlug }, idOr(idOrSlug, 'slug'));
   return row?.id;
 }
 

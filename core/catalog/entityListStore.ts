@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { keysetStatement, type DirectedKeysetWindow, type KeysetOrder, type KeysetRow } from '../paging';
-import { statement, type Placeholders } from '../../db/statements';
-import { ownersOfTeamSql, teamColumn, type TeamColumn } from './ownerStore';
+import { givenFilters, statement, whereGiven, type Placeholders } from '../../db/statements';
+import { ownersOfTeamSql, type TeamColumn } from './ownerStore';
+import { idOr } from '../ids';
 import { entityColumns, projectEntity, toEntityView } from './entityStore';
 import type {
   EntityProjection,
@@ -36,11 +37,17 @@ export interface EntityFilter {
 
 type FilterValues = Required<Omit<EntityFilter, 'hasRelations'>>;
 
-const EQUAL_FILTERS = ['type', 'lifecycle', 'owner', 'tier', 'source'] as const;
+const EQUAL_COLUMNS = {
+  type: 'e.type',
+  lifecycle: 'e.lifecycle',
+  owner: 'e.owner',
+  tier: 'e.tier',
+  source: 'e.source',
+};
 
 /** Which filters a request gives, which shapes the query (their values are bound to it). */
 interface FilterShape {
-  equal: (typeof EQUAL_FILTERS)[number][];
+  equal: (keyof typeof EQUAL_COLUMNS)[];
   team: TeamColumn | null;
   tags: boolean;
   search: boolean;
@@ -50,8 +57,8 @@ interface FilterShape {
 }
 
 const filterShape = (filter: EntityFilter): FilterShape => ({
-  equal: EQUAL_FILTERS.filter((column) => filter[column] !== undefined),
-  team: filter.team === undefined ? null : teamColumn(filter.team),
+  equal: givenFilters(filter, EQUAL_COLUMNS),
+  team: filter.team === undefined ? null : idOr(filter.team, 'slug'),
   tags: Boolean(filter.tags?.length),
   search: filter.search !== undefined,
   manifestType: filter.manifestType !== undefined,
@@ -60,8 +67,7 @@ const filterShape = (filter: EntityFilter): FilterShape => ({
 
 /** The filtered entities, unordered (`e`). */
 function filteredEntities(q: Knex, values: Placeholders<FilterValues>, shape: FilterShape): Knex.QueryBuilder {
-  const query = q('entities as e');
-  for (const column of shape.equal) query.where(`e.${column}`, values[column]);
+  const query = whereGiven(q('entities as e'), EQUAL_COLUMNS, values, shape.equal);
   if (shape.team !== null) query.whereIn('e.owner', ownersOfTeamSql(q, values, shape.team));
   if (shape.tags) query.whereRaw('e.tags @> ?::text[]', [values.tags]);
   if (shape.search) {
@@ -144,18 +150,18 @@ export type Zombie = EntityView & { inactive_days: number };
 
 type ZombieValues = Required<ZombieFilter>;
 
-/** The optional zombie filters a request gives. */
-type ZombieShape = ('lifecycle' | 'type')[];
+const ZOMBIE_COLUMNS = { lifecycle: 'e.lifecycle', type: 'e.type' };
 
-const zombieShape = (filter: ZombieFilter): ZombieShape =>
-  (['lifecycle', 'type'] as const).filter((column) => filter[column] !== undefined);
+/** The optional zombie filters a request gives. */
+type ZombieShape = (keyof typeof ZOMBIE_COLUMNS)[];
+
+const zombieShape = (filter: ZombieFilter): ZombieShape => givenFilters(filter, ZOMBIE_COLUMNS);
 
 function zombies(q: Knex, values: Placeholders<ZombieValues>, shape: ZombieShape): Knex.QueryBuilder {
   const query = q('entities as e')
     .whereRaw('e.last_activity_at < now() - make_interval(days => ?)', [values.inactiveDays])
     .whereRaw('e.created_at < now() - make_interval(days => ?)', [values.minAge]);
-  for (const column of shape) query.where(`e.${column}`, values[column]);
-  return query;
+  return whereGiven(query, ZOMBIE_COLUMNS, values, shape);
 }
 
 const ACTIVITY_ORDER: KeysetOrder = {

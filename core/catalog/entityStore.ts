@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID } from '../ids';
+import { idOr } from '../ids';
 import { isoTimestamp } from '../timestamps';
 import { statement } from '../../db/statements';
 import { normalLink, type EntityFields } from './entityRules';
@@ -44,7 +44,7 @@ export const toEntityView = (row: EntityView) => projectEntity(row, ENTITY_VIEW_
 /** The column a path's `{id}` names: a uuid is an id, anything else a service id. */
 type RefColumn = 'e.id' | 'e.service_id';
 
-const refColumn = (ref: string): RefColumn => (UUID.test(ref) ? 'e.id' : 'e.service_id');
+const refColumn = (ref: string): RefColumn => `e.${idOr(ref, 'service_id')}`;
 
 const entityByRef = statement<EntityView, { ref: string }, RefColumn>((q, { ref }, column) =>
   q('entities as e').where(column, ref).first(entityColumns(q)),

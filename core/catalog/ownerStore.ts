@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { UUID } from '../ids';
 import { statement, type Placeholders } from '../../db/statements';
 
 // Who an entity's owner is. An owner is free text, read by one rule everywhere (the `team`
@@ -15,10 +14,8 @@ export interface TeamRef {
 
 export type OwnerKind = 'team' | 'user' | 'unknown' | 'none';
 
-/** The column a team reference names: a uuid is a team's id, anything else its slug. */
+/** The column a team reference names: a uuid is a team's id, anything else its slug (`idOr`). */
 export type TeamColumn = 'id' | 'slug';
-
-export const teamColumn = (team: string): TeamColumn => (UUID.test(team) ? 'id' : 'slug');
 
 /** The owners that name a team (its slug or id, as `column` says): its slug and its members' emails. */
 export function ownersOfTeamSql(q: Knex, { team }: Placeholders<{ team: string }>, column: TeamColumn) {

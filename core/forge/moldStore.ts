@@ -11,7 +11,7 @@ import {
   MOLD_HEADER_FIELDS,
 } from './types';
 import { toIso } from '../timestamps';
-import { statement, type Placeholders } from '../../db/statements';
+import { givenFilters, statement, whereGiven, type Placeholders } from '../../db/statements';
 
 export interface MoldRow {
   id: string;
@@ -56,17 +56,13 @@ export interface MoldFilter {
   published?: boolean;
 }
 
+const FILTER_COLUMNS = { category: 'category', published: 'published' };
+
 /** Which of a list's filters the request gives. */
-interface MoldListShape {
-  category: boolean;
-  published: boolean;
-}
+type MoldListShape = (keyof typeof FILTER_COLUMNS)[];
 
 const filteredMolds = (q: Knex, filter: Placeholders<MoldFilter>, shape: MoldListShape) =>
-  q('molds').modify((query) => {
-    if (shape.category) query.where({ category: filter.category });
-    if (shape.published) query.where({ published: filter.published });
-  });
+  whereGiven(q('molds'), FILTER_COLUMNS, filter, shape);
 
 type MoldSummaryRow = Omit<MoldRow, 'parameters' | 'actions'> & Omit<MoldSummary, 'created_at' | 'updated_at'>;
 
@@ -95,7 +91,7 @@ export async function listMolds(
   filter: MoldFilter,
   window: OffsetWindow,
 ): Promise<{ molds: MoldSummary[]; total: number }> {
-  const shape = { category: filter.category !== undefined, published: filter.published !== undefined };
+  const shape = givenFilters(filter, FILTER_COLUMNS);
   const [rows, [{ total }]] = await Promise.all([
     moldSummaryPage.rows(trx, { ...filter, ...window }, shape),
     moldCount.rows(trx, filter, shape),

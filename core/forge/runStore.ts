@@ -13,7 +13,7 @@ import {
 } from './types';
 import type { RunDecisionState } from './decisionRules';
 import { toIso, toIsoOrNull } from '../timestamps';
-import { statement, type Placeholders } from '../../db/statements';
+import { givenFilters, statement, whereGiven, type Placeholders } from '../../db/statements';
 
 // SQL of runs, their steps, logs and decisions: used by the API and by the forge activities.
 
@@ -162,17 +162,13 @@ interface RunFilter {
   status?: RunStatus;
 }
 
+const FILTER_COLUMNS = { moldSlug: 'mold_slug', status: 'status' };
+
 /** Which of a list's filters the request gives. */
-interface RunListShape {
-  moldSlug: boolean;
-  status: boolean;
-}
+type RunListShape = (keyof typeof FILTER_COLUMNS)[];
 
 const filteredRuns = (q: Knex, filter: Placeholders<RunFilter>, shape: RunListShape) =>
-  q('runs').modify((query) => {
-    if (shape.moldSlug) query.where({ mold_slug: filter.moldSlug });
-    if (shape.status) query.where({ status: filter.status });
-  });
+  whereGiven(q('runs'), FILTER_COLUMNS, filter, shape);
 
 const runPage = statement<RunRow, RunFilter & OffsetWindow, RunListShape>((q, values, shape) =>
   filteredRuns(q, values, shape)
@@ -191,7 +187,10 @@ const runCount = statement<{ total: string }, RunFilter, RunListShape>((q, filte
 
 export async function listRuns(trx: Knex, filter: RunFilter, window: OffsetWindow) {
   // An empty filter is no filter.
-  const shape = { moldSlug: Boolean(filter.moldSlug), status: Boolean(filter.status) };
+  const shape = givenFilters(
+    { moldSlug: filter.moldSlug || undefined, status: filter.status || undefined },
+    FILTER_COLUMNS,
+  );
   const [rows, [{ total }]] = await Promise.all([
     runPage.rows(trx, { ...filter, ...window }, shape),
     runCount.rows(trx, filter, shape),

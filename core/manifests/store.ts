@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ManifestType } from '../catalog/types';
-import { UUID } from '../ids';
+import { idOr } from '../ids';
 import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { toIso } from '../timestamps';
 import { statement, type Placeholders } from '../../db/statements';
@@ -73,7 +73,7 @@ const manifestBy = statement<ManifestRow, { ref: string }, 'id' | 'service_id'>(
 
 /** By id, or by the service_id of the entity it declares. */
 export async function getManifest(db: Knex, ref: string): Promise<ManifestView | undefined> {
-  const [row] = await manifestBy.rows(db, { ref }, UUID.test(ref) ? 'id' : 'service_id');
+  const [row] = await manifestBy.rows(db, { ref }, idOr(ref, 'service_id'));
   return row && toView(row);
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { UUID, uuidOrNullSql } from '../ids';
+import { idOr, uuidOrNullSql } from '../ids';
 import type { AuditEvent } from '../audit/store';
 import { BUILT_IN_ROLES, isBuiltInRole, type BuiltInRole, type Scope } from '../auth/permissions';
 import { keysetPosition, keysetStatement, readKeysetPosition, type KeysetOrder, type KeysetWindow } from '../paging';
@@ -68,7 +68,7 @@ const bundleViewBy = statement<BundleRow, { ref: string }, 'id' | 'name'>((q, { 
 /** The role a request refers to (built-in name, bundle id or bundle name); undefined if none. */
 export async function resolveRole(db: Knex, ref: string): Promise<RoleView | undefined> {
   if (isBuiltInRole(ref)) return builtInView(ref);
-  const [row] = await bundleViewBy.rows(db, { ref }, UUID.test(ref) ? 'id' : 'name');
+  const [row] = await bundleViewBy.rows(db, { ref }, idOr(ref, 'name'));
   return row && bundleView(row);
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal';
 import { actorOf, type AuditEvent } from '../audit/store';
 import type { OffsetWindow } from '../paging';
-import { UUID } from '../ids';
+import { idOr, UUID } from '../ids';
 import { statement } from '../../db/statements';
 import { toIso } from '../timestamps';
 
@@ -81,7 +81,7 @@ export async function getTeam(db: Knex, id: string): Promise<Team | undefined> {
 }
 
 export async function getTeamByIdOrSlug(db: Knex, ref: string): Promise<Team | undefined> {
-  const [row] = await teamBy.rows(db, { ref }, UUID.test(ref) ? 'id' : 'slug');
+  const [row] = await teamBy.rows(db, { ref }, idOr(ref, 'slug'));
   return row && toTeam(row);
 }
 
