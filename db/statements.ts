@@ -92,12 +92,37 @@ export function statement<Row, Values = NoValues, Shape = undefined>(
         if (compiled.size < SHAPES_PER_STATEMENT) compiled.set(key, known);
       }
       const named = (values ?? {}) as Record<string, unknown>;
-      const bindings = known.slots.map((slot) => ('value' in slot ? named[slot.value] : slot.constant));
-      // Through knex, as any query: the tenant transaction's connection, query events, prepared names.
-      const result: { rows: Row[] } = await db.raw(known.sql, bindings as Knex.RawBinding[]);
-      return result.rows;
+      const bindings = known.slots.map((slot) => {
+        if ('constant' in slot) return slot.constant;
+        // A value the shape binds must be given: pg would send undefined as a null.
+        const value = named[slot.value];
+        if (value === undefined) throw new Error(`A statement's value "${slot.value}" is undefined`);
+        return value;
+      });
+      return (await run(db, known.sql, bindings)).rows as Row[];
     },
   };
+}
+
+/** knex's client as a compiled statement uses it; knex's types leave `query` out. */
+type QueryingClient = Knex.Client & {
+  query(connection: unknown, query: { sql: string; bindings: unknown[] }): Promise<{ response: { rows: unknown[] } }>;
+};
+
+/**
+ * Runs compiled SQL on `db`'s connection (a transaction's own, or one from the pool) through
+ * knex's client, as knex runs any query: its query events, error messages and a transaction's
+ * checks, and the pool's prepared names (db/preparedStatements.ts). Not through `db.raw()`,
+ * which builds a query builder and a runner for every run to compile what is compiled already.
+ */
+async function run(db: Knex, sql: string, bindings: unknown[]) {
+  const client = db.client as QueryingClient;
+  const connection: unknown = await client.acquireConnection();
+  try {
+    return (await client.query(connection, { sql, bindings })).response;
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /**

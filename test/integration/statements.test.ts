@@ -60,6 +60,25 @@ test('constants the builder wrote travel with the values, in their places', asyn
   expect(await named.rows(pool, { above: 5 })).toEqual([]);
 });
 
+test('a value its shape binds must be given: undefined is refused, not sent as a null', async () => {
+  const pool = await withProbeTable();
+  const byTag = statement<ProbeRow, { tag: string | null }>((q, { tag }) => q('probe').where('tag', tag).select('id'));
+  await expect(byTag.rows(pool, {} as { tag: string })).rejects.toThrow('A statement\'s value "tag" is undefined');
+  expect(await byTag.rows(pool, { tag: 'y' })).toEqual([{ id: 4 }]);
+});
+
+test('a run is a query like any other: query events carry its SQL and values, an error names its statement', async () => {
+  const pool = await withProbeTable();
+  const seen: { sql: string; bindings: unknown[] }[] = [];
+  pool.on('query', ({ sql, bindings }: { sql: string; bindings: unknown[] }) => seen.push({ sql, bindings }));
+  const byId = statement<ProbeRow, { id: number }>((q, { id }) => q('probe').where({ id }).select('id', 'name'));
+  expect(await byId.rows(pool, { id: 2 })).toEqual([{ id: 2, name: 'bob' }]);
+  expect(seen).toEqual([{ sql: 'select "id", "name" from "probe" where "id" = $1', bindings: [2] }]);
+
+  const missing = statement<ProbeRow, { id: number }>((q, { id }) => q('no_such_table').where({ id }).select('id'));
+  await expect(missing.rows(pool, { id: 1 })).rejects.toThrow(/no_such_table.*does not exist/);
+});
+
 test('a shape compiles once each, named by its JSON, so a null can be its own shape', async () => {
   const pool = await withProbeTable();
   const build = jest.fn((q, { tag }, tagged: boolean) =>
