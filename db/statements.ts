@@ -111,9 +111,11 @@ type QueryingClient = Knex.Client & {
 
 /**
  * Runs compiled SQL on `db`'s connection (a transaction's own, or one from the pool) through
- * knex's client, as knex runs any query: its query events, error messages and a transaction's
- * checks, and the pool's prepared names (db/preparedStatements.ts). Not through `db.raw()`,
- * which builds a query builder and a runner for every run to compile what is compiled already.
+ * knex's client, as knex runs any query: its `query` and `query-error` events, an error message
+ * that starts with the SQL, a transaction's checks, and the pool's prepared names
+ * (db/preparedStatements.ts). Not through `db.raw()`, which builds a query builder and a runner
+ * for every run to compile what is compiled already (and adds the runner's `query-response`
+ * event, which nothing here listens to).
  */
 async function run(db: Knex, sql: string, bindings: unknown[]) {
   const client = db.client as QueryingClient;
