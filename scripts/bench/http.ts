@@ -41,6 +41,13 @@ import {
 const totalCpu = (f: Figures) => f.cpu!.server + f.cpu!.postgres + f.cpu!.driver;
 const cpuCell = (us: number) => us.toFixed(0).padStart(7);
 
+/**
+ * One of issue 11's goals: its figure to three places, so that one rounding to its bound (0.597
+ * printed as 0.60) reads right, and whether it holds.
+ */
+const goal = (name: string, figure: number, holds: (figure: number) => boolean) =>
+  `${name}: ${figure.toFixed(3)} ${holds(figure) ? 'met' : 'NOT MET'}`;
+
 const row = (name: string, f: Figures, floor?: Figures) =>
   `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(7)} ${f.p50.toFixed(2).padStart(8)} ${f.p99.toFixed(2).padStart(8)}` +
   `${cpuCell(f.cpu!.server)}${cpuCell(f.cpu!.postgres)}${cpuCell(f.cpu!.driver)}${cpuCell(totalCpu(f))}` +
@@ -142,9 +149,18 @@ async function main(): Promise<void> {
       `by CPU alone (the floor's CPU a request / ours): /healthz ${cpuBound(publicRoute, bareKoa)} of bare Koa, ` +
         `the cached key ${cpuBound(withApiKey, rawTransaction)} of the raw transaction`,
     );
+    const rss = rssMb(api.proc.pid!);
     console.log(
       `session token p50 / API key p50: ${(withSession.p50 / withApiKey.p50).toFixed(2)}×` +
-        `   API RSS after the run: ${rssMb(api.proc.pid!).toFixed(0)} MB`,
+        `   API RSS after the run: ${rss.toFixed(0)} MB`,
+    );
+    console.log(
+      [
+        goal('/healthz / bare Koa ≥ 0.8', publicRoute.rps / bareKoa.rps, (x) => x >= 0.8),
+        goal('cached key / raw transaction ≥ 0.6', withApiKey.rps / rawTransaction.rps, (x) => x >= 0.6),
+        goal('session p50 / key p50 ≤ 1.2', withSession.p50 / withApiKey.p50, (x) => x <= 1.2),
+        `RSS < 250 MB ${rss < 250 ? 'met' : 'NOT MET'}`,
+      ].join('; '),
     );
   } finally {
     await revokeKey();
