@@ -76,32 +76,33 @@ export type RunArgs<Values, Shape> = Shape extends undefined
  */
 export interface Statement<Row, Values, Shape> {
   rows(db: Knex, ...args: RunArgs<Values, Shape>): Promise<Row[]>;
+  /** The first row, or undefined when there is none: for a read of one row. */
+  first(db: Knex, ...args: RunArgs<Values, Shape>): Promise<Row | undefined>;
 }
 
 export function statement<Row, Values = NoValues, Shape = undefined>(
   build: (q: Knex, values: Placeholders<Values>, shape: Shape) => Knex.QueryBuilder | Knex.Raw,
 ): Statement<Row, Values, Shape> {
   const compiled = new Map<string, Compiled>();
-  return {
-    async rows(db, ...args) {
-      const [values, shape] = args as [values?: Values, shape?: Shape];
-      const key = JSON.stringify(shape);
-      let known = compiled.get(key);
-      if (!known) {
-        known = compile(build, shape as Shape);
-        if (compiled.size < SHAPES_PER_STATEMENT) compiled.set(key, known);
-      }
-      const named = (values ?? {}) as Record<string, unknown>;
-      const bindings = known.slots.map((slot) => {
-        if ('constant' in slot) return slot.constant;
-        // A value the shape binds must be given: pg would send undefined as a null.
-        const value = named[slot.value];
-        if (value === undefined) throw new Error(`A statement's value "${slot.value}" is undefined`);
-        return value;
-      });
-      return (await run(db, known.sql, bindings)).rows as Row[];
-    },
+  const rows: Statement<Row, Values, Shape>['rows'] = async (db, ...args) => {
+    const [values, shape] = args as [values?: Values, shape?: Shape];
+    const key = JSON.stringify(shape);
+    let known = compiled.get(key);
+    if (!known) {
+      known = compile(build, shape as Shape);
+      if (compiled.size < SHAPES_PER_STATEMENT) compiled.set(key, known);
+    }
+    const named = (values ?? {}) as Record<string, unknown>;
+    const bindings = known.slots.map((slot) => {
+      if ('constant' in slot) return slot.constant;
+      // A value the shape binds must be given: pg would send undefined as a null.
+      const value = named[slot.value];
+      if (value === undefined) throw new Error(`A statement's value "${slot.value}" is undefined`);
+      return value;
+    });
+    return (await run(db, known.sql, bindings)).rows as Row[];
   };
+  return { rows, first: async (db, ...args) => (await rows(db, ...args))[0] };
 }
 
 /** knex's client as a compiled statement uses it; knex's types leave `query` out. */

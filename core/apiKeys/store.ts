@@ -149,6 +149,6 @@ const keyExpiry = statement<{ expires_at: Date | null }, { id: string }>((q, { i
 
 /** When a key stops working; null when it does not expire. */
 export async function apiKeyExpiry(trx: Knex, id: string): Promise<Date | null> {
-  const [row] = await keyExpiry.rows(trx, { id });
+  const row = await keyExpiry.first(trx, { id });
   return row?.expires_at ?? null;
 }

@@ -46,8 +46,7 @@ export async function findActiveAgentToken(
   system: Knex,
   tokenSha256: string,
 ): Promise<{ id: string; tenant_id: string; cluster_id: string } | undefined> {
-  const [row] = await activeAgentToken.rows(system, { tokenSha256 });
-  return row;
+  return activeAgentToken.first(system, { tokenSha256 });
 }
 
 const tenantBy = statement<{ id: string }, { ref: string }, 'id' | 'slug'>((q, { ref }, column) =>
@@ -56,7 +55,7 @@ const tenantBy = statement<{ id: string }, { ref: string }, 'id' | 'slug'>((q, {
 
 /** A tenant's id from its id or slug (a cross-tenant read: the system role's). */
 export async function findTenantId(system: Knex, idOrSlug: string): Promise<string | undefined> {
-  const [row] = await tenantBy.rows(system, { ref: idOrSlug }, idOr(idOrSlug, 'slug'));
+  const row = await tenantBy.first(system, { ref: idOrSlug }, idOr(idOrSlug, 'slug'));
   return row?.id;
 }
 
@@ -92,7 +91,7 @@ const userBySubject = statement<
  */
 export async function upsertSessionUser(trx: Knex, claims: SessionClaims): Promise<string | undefined> {
   const groups = [...new Set(claims.groups)].sort();
-  const [existing] = await userBySubject.rows(trx, { tenantId: claims.tenantId, subject: claims.subject });
+  const existing = await userBySubject.first(trx, { tenantId: claims.tenantId, subject: claims.subject });
   if (!existing) {
     const onEmailTaken = trx('users')
       .insert({

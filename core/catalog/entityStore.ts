@@ -51,7 +51,7 @@ const entityByRef = statement<EntityView, { ref: string }, RefColumn>((q, { ref 
 );
 
 export async function getEntity(db: Knex, ref: string): Promise<EntityView | undefined> {
-  const [row] = await entityByRef.rows(db, { ref }, refColumn(ref));
+  const row = await entityByRef.first(db, { ref }, refColumn(ref));
   return row && toEntityView(row);
 }
 
@@ -61,7 +61,7 @@ const entityIdByRef = statement<{ id: string }, { ref: string }, RefColumn>((q, 
 
 /** The entity's id, or undefined when the tenant has none by that id or service id. */
 export async function entityIdOf(db: Knex, ref: string): Promise<string | undefined> {
-  const [row] = await entityIdByRef.rows(db, { ref }, refColumn(ref));
+  const row = await entityIdByRef.first(db, { ref }, refColumn(ref));
   return row?.id;
 }
 
@@ -81,7 +81,7 @@ export async function lockEntity(
   db: Knex,
   ref: string,
 ): Promise<(EntityView & { readme: EntityReadme | null }) | undefined> {
-  const [row] = await lockedEntityByRef.rows(db, { ref }, refColumn(ref));
+  const row = await lockedEntityByRef.first(db, { ref }, refColumn(ref));
   if (!row) return undefined;
   const readme =
     row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
@@ -95,7 +95,7 @@ const readmeByRef = statement<
 >((q, { ref }, column) => q('entities as e').where(column, ref).first('e.readme', 'e.readme_format'));
 
 export async function getReadme(db: Knex, ref: string): Promise<EntityReadme | null | undefined> {
-  const [row] = await readmeByRef.rows(db, { ref }, refColumn(ref));
+  const row = await readmeByRef.first(db, { ref }, refColumn(ref));
   if (!row) return undefined;
   return row.readme === null || row.readme_format === null ? null : { content: row.readme, format: row.readme_format };
 }

@@ -126,8 +126,7 @@ const moldBySlug = statement<MoldRow, { slug: string }>((q, { slug }) =>
 );
 
 export async function findMold(trx: Knex, slug: string): Promise<MoldRow | undefined> {
-  const [row] = await moldBySlug.rows(trx, { slug });
-  return row;
+  return moldBySlug.first(trx, { slug });
 }
 
 /** Actions are stored with their defaults, so what a run copies is complete. */

@@ -125,7 +125,7 @@ const decisionsOfRun = statement<DecisionRow, { runId: string }>((q, { runId }) 
 );
 
 export async function findRun(trx: Knex, id: string) {
-  const [row] = await runById.rows(trx, { id });
+  const row = await runById.first(trx, { id });
   if (!row) return undefined;
   const [steps, decisions] = await Promise.all([
     stepsOfRun.rows(trx, { runId: id }),
@@ -437,7 +437,7 @@ export async function lockRunForDecision(
   trx: Knex,
   runId: string,
 ): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
-  const [run] = await runState.rows(trx, { id: runId }, 'locked');
+  const run = await runState.first(trx, { id: runId }, 'locked');
   if (!run) return undefined;
   const [[awaiting], decisions] = await Promise.all([
     awaitingStep.rows(trx, { runId }),
@@ -535,6 +535,6 @@ export async function runStats(trx: Knex) {
 }
 
 export async function runStatus(trx: Knex, runId: string): Promise<RunStatus | undefined> {
-  const [run] = await runState.rows(trx, { id: runId }, 'unlocked');
+  const run = await runState.first(trx, { id: runId }, 'unlocked');
   return run?.status;
 }

@@ -64,8 +64,7 @@ const integrationById = statement<IntegrationRow, { id: string }>((q, { id }) =>
 );
 
 export async function getIntegration(trx: Knex, id: string): Promise<IntegrationRow | undefined> {
-  const [row] = await integrationById.rows(trx, { id });
-  return row;
+  return integrationById.first(trx, { id });
 }
 
 /** `config` in the clear; its secrets are sealed with the keyring's current key. */

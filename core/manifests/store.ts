@@ -73,7 +73,7 @@ const manifestBy = statement<ManifestRow, { ref: string }, 'id' | 'service_id'>(
 
 /** By id, or by the service_id of the entity it declares. */
 export async function getManifest(db: Knex, ref: string): Promise<ManifestView | undefined> {
-  const [row] = await manifestBy.rows(db, { ref }, idOr(ref, 'service_id'));
+  const row = await manifestBy.first(db, { ref }, idOr(ref, 'service_id'));
   return row && toView(row);
 }
 

@@ -135,8 +135,7 @@ export async function dueRepositoryIds(trx: Knex, limit: number): Promise<string
 const repositoryById = statement<RepositoryRow, { id: string }>((q, { id }) => q('repositories').where({ id }).first());
 
 export async function getRepository(trx: Knex, id: string): Promise<RepositoryRow | undefined> {
-  const [row] = await repositoryById.rows(trx, { id });
-  return row;
+  return repositoryById.first(trx, { id });
 }
 
 const docStatusesOf = statement<DocStatusRow, { repositoryId: string }>((q, { repositoryId }) =>

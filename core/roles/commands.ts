@@ -100,7 +100,7 @@ async function requireFreeName(
 ): Promise<void> {
   if (name === undefined) return;
   if (isReservedRoleName(name)) throw new RefusedAction(conflict(`"${name}" is a built-in role name`), event);
-  const [taken] = await bundleNamed.rows(db, exceptId ? { name, exceptId } : { name }, exceptId ? 'except' : 'any');
+  const taken = await bundleNamed.first(db, exceptId ? { name, exceptId } : { name }, exceptId ? 'except' : 'any');
   if (taken) throw new RefusedAction(conflict(nameTaken(name)), event);
 }
 

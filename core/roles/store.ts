@@ -68,7 +68,7 @@ const bundleViewBy = statement<BundleRow, { ref: string }, 'id' | 'name'>((q, { 
 /** The role a request refers to (built-in name, bundle id or bundle name); undefined if none. */
 export async function resolveRole(db: Knex, ref: string): Promise<RoleView | undefined> {
   if (isBuiltInRole(ref)) return builtInView(ref);
-  const [row] = await bundleViewBy.rows(db, { ref }, idOr(ref, 'name'));
+  const row = await bundleViewBy.first(db, { ref }, idOr(ref, 'name'));
   return row && bundleView(row);
 }
 
@@ -191,7 +191,7 @@ const bundleById = statement<BundleRow, { id: string }>((q, { id }) =>
 );
 
 export async function getBundle(db: Knex, id: string) {
-  const [row] = await bundleById.rows(db, { id });
+  const row = await bundleById.first(db, { id });
   return row && toBundle(row);
 }
 

@@ -76,12 +76,12 @@ const teamBy = statement<TeamRow, { ref: string }, 'id' | 'slug'>((q, { ref }, c
 );
 
 export async function getTeam(db: Knex, id: string): Promise<Team | undefined> {
-  const [row] = await teamBy.rows(db, { ref: id }, 'id');
+  const row = await teamBy.first(db, { ref: id }, 'id');
   return row && toTeam(row);
 }
 
 export async function getTeamByIdOrSlug(db: Knex, ref: string): Promise<Team | undefined> {
-  const [row] = await teamBy.rows(db, { ref }, idOr(ref, 'slug'));
+  const row = await teamBy.first(db, { ref }, idOr(ref, 'slug'));
   return row && toTeam(row);
 }
 

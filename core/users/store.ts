@@ -118,7 +118,7 @@ const userWithTeams = statement<UserRow & { idp_groups: string[]; teams: string[
 
 /** A user, with their identity-provider groups as of their latest sign-in and their teams. */
 export async function getUser(db: Knex, id: string) {
-  const [row] = await userWithTeams.rows(db, { id });
+  const row = await userWithTeams.first(db, { id });
   return row && { user: toUser(row), groups: row.idp_groups, teams: row.teams };
 }
 
@@ -151,6 +151,5 @@ export async function findUser(
   db: Knex,
   userId: string,
 ): Promise<{ id: string; name: string; email: string } | undefined> {
-  const [row] = await userById.rows(db, { id: userId });
-  return row;
+  return userById.first(db, { id: userId });
 }
