@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -8,9 +10,60 @@ import { requestIdSource } from './requestIds';
 // A caller-supplied id is kept only when it is short and plain, so it cannot inject into logs.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** An answered request, as its closing log line and the request metrics see it. */
+export interface AnsweredRequest {
+  requestId: string;
+  /** The route template that answered, undefined when none did. */
+  route: string | undefined;
+  method: string;
+  path: string;
+  status: number;
+  /** From the request reaching the app to its response being ready. */
+  durationMs: number;
+  tenantId?: string;
+}
+
+/**
+ * What every request leaves behind, whichever lane answers it (Koa's middleware chain, or the
+ * liveness probe's lane ahead of it, api/http/liveness.ts): an id echoed as X-Request-Id, a
+ * count in the request metrics and one closing log line.
+ */
+export class RequestRecorder {
+  // The closing line's fields are our own and none is a credential: it is serialized here, and
+  // skips pino's generic serialization and the redaction every other line pays for.
+  readonly #accessLog: (fields: string) => void;
+  readonly #nextRequestId = requestIdSource();
+
+  constructor(readonly logger: Logger) {
+    this.#accessLog = preformattedInfo(logger, 'request');
+  }
+
+  /** The request's id, set on its response: the caller's X-Request-Id when safe, else a new one. */
+  identify(req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): string {
+    // Node's own request and response, not Koa's accessors: they lower-case and check the
+    // header's name on every call, for a name that is a constant.
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : this.#nextRequestId();
+    res.setHeader('X-Request-Id', requestId);
+    return requestId;
+  }
+
+  /** Counts the request in the metrics and writes its closing line. */
+  record({ requestId, route, method, path, status, durationMs, tenantId }: AnsweredRequest): void {
+    recordRequest(route, method, status, durationMs / 1000);
+    // The id is plain (SAFE_REQUEST_ID or ours) and the method a token Node's parser accepted:
+    // neither needs escaping.
+    this.#accessLog(
+      `"request_id":"${requestId}","method":"${method}","path":${JSON.stringify(path)},` +
+        `"status":${status},"duration_ms":${Math.round(durationMs * 10) / 10}` +
+        (tenantId === undefined ? '' : `,"tenant_id":${JSON.stringify(tenantId)}`),
+    );
+  }
+}
+
 /**
  * A request's ctx.state. Its child logger is made the first time something logs through it:
- * most requests log only their closing line, which the middleware writes with the id.
+ * most requests log only their closing line, which the recorder writes with the id.
  */
 class RequestState implements DefaultState {
   #log: Logger | undefined;
@@ -28,36 +81,28 @@ class RequestState implements DefaultState {
 }
 
 /**
- * Gives every request an id (echoed as X-Request-Id) and a child logger carrying it; when the
- * response is ready, logs one line and counts the request in the metrics. First in the chain,
- * so both see every request's final status, error envelopes included.
+ * Gives every request an id and a child logger carrying it; when the response is ready, has the
+ * recorder count and log it. First in the chain, so it sees every request's final status, error
+ * envelopes included.
  */
-export function requestContext(logger: Logger): Middleware {
-  // The closing line's fields are our own and none is a credential: it is serialized here, and
-  // skips pino's generic serialization and the redaction every other line pays for.
-  const accessLog = preformattedInfo(logger, 'request');
-  const nextRequestId = requestIdSource();
+export function requestContext(recorder: RequestRecorder): Middleware {
   return async (ctx, next) => {
-    // Node's own request and response, not Koa's accessors: they lower-case and check the
-    // header's name on every call, for a name that is a constant.
-    const incoming = ctx.req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : nextRequestId();
-    const state = new RequestState(logger, requestId);
+    const requestId = recorder.identify(ctx.req, ctx.res);
+    const state = new RequestState(recorder.logger, requestId);
     ctx.state = state;
-    ctx.res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
     try {
       await next();
     } finally {
-      const durationMs = performance.now() - started;
-      recordRequest(state.route, ctx.method, ctx.status, durationMs / 1000);
-      // The id is plain (SAFE_REQUEST_ID or ours) and the method a token Node's parser
-      // accepted: neither needs escaping.
-      accessLog(
-        `"request_id":"${requestId}","method":"${ctx.method}","path":${JSON.stringify(ctx.path)},` +
-          `"status":${ctx.status},"duration_ms":${Math.round(durationMs * 10) / 10}` +
-          (state.tenantId === undefined ? '' : `,"tenant_id":${JSON.stringify(state.tenantId)}`),
-      );
+      recorder.record({
+        requestId,
+        route: state.route,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        durationMs: performance.now() - started,
+        tenantId: state.tenantId,
+      });
     }
   };
 }

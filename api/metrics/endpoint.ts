@@ -8,7 +8,7 @@ import { ApiError } from '../../core/errors';
 import type { AppDeps } from '../deps';
 import { errorHandler } from '../http/errorHandler';
 import { operatorEndpoints } from '../http/operatorEndpoints';
-import { requestContext } from '../http/requestContext';
+import { RequestRecorder, requestContext } from '../http/requestContext';
 import { poolUsage } from '../system/databaseChecks';
 import { collectProcessMetrics, processRegistry } from './registry';
 
@@ -99,7 +99,7 @@ export function metricsHandler(deps: AppDeps): Middleware {
  */
 export function buildMetricsApp(deps: AppDeps): Koa {
   const app = new Koa();
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(new RequestRecorder(deps.logger)));
   app.use(errorHandler());
   app.use(operatorEndpoints({ [METRICS_PATH]: metricsHandler(deps) }));
   return app;

@@ -18,7 +18,8 @@ import {
 // `npm run bench:http`: the request path against its floors, in one run. CONCURRENCY keep-alive
 // clients load each case for SECONDS (after WARMUP_SECONDS of warm-up) against one API
 // process (a child, so its RSS is its own):
-//   bare Koa (a child too)        vs  our public route (/healthz)
+//   bare Koa (a child too)        vs  our public route (/healthz), and the same probe with a query
+//                                     string, which Koa's chain answers (api/http/liveness.ts)
 //   raw `pg` tenant transaction   vs  GET /api/v1/roles with a cached API key, and with a session token
 // The raw transaction is what a tenant-scoped read costs at the least: BEGIN, set_config, the
 // query, COMMIT, through `pg` with CONCURRENCY connections. A third floor serves that
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
       servedBy(koa, () => get(`${koa.base}/`, {})),
       servedBy(koaAgain, () => get(`${koaAgain.base}/`, {})),
       servedBy(api, () => get(`${api.base}/healthz`, {})),
+      servedBy(api, () => get(`${api.base}/healthz?lane=koa`, {})),
       servedBy(undefined, () => transaction(rolesQuery)),
       servedBy(undefined, () => transaction(rolesQuery)),
       servedBy(undefined, () => transaction({ name: 'bench-roles', text: rolesQuery })),
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
       bareKoa,
       bareKoaAgain,
       publicRoute,
+      publicRouteThroughKoa,
       rawTransaction,
       rawTransactionAgain,
       preparedTransaction,
@@ -133,6 +136,7 @@ async function main(): Promise<void> {
     console.log(row('bare Koa (floor)', bareKoa));
     console.log(row('bare Koa, a second process (noise)', bareKoaAgain, bareKoa));
     console.log(row('ours: public route /healthz', publicRoute, bareKoa));
+    console.log(row('ours: the probe through Koa', publicRouteThroughKoa, bareKoa));
     console.log(row('raw pg tenant transaction (floor)', rawTransaction));
     console.log(row('raw pg, measured again (noise)', rawTransactionAgain, rawTransaction));
     console.log(row('raw pg, the query prepared', preparedTransaction, rawTransaction));

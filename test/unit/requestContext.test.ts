@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import Koa from 'koa';
 import pino from 'pino';
 import '../../api/http/state';
-import { requestContext } from '../../api/http/requestContext';
+import { RequestRecorder, requestContext } from '../../api/http/requestContext';
 
 // The request id reaches every log line of its request: the closing line, and what a handler
 // logs through ctx.state.log (a child the middleware makes only when something uses it).
@@ -17,7 +17,7 @@ test('the closing line and a handler’s own line both carry the request id', as
     },
   });
   const app = new Koa();
-  app.use(requestContext(pino({ level: 'info' }, sink)));
+  app.use(requestContext(new RequestRecorder(pino({ level: 'info' }, sink))));
   app.use((ctx) => {
     if (ctx.path === '/warns') ctx.state.log.warn('from the handler');
     ctx.body = 'ok';
