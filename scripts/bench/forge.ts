@@ -1,4 +1,4 @@
-import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
@@ -16,6 +16,7 @@ import { createWorkerClients } from '../../workers/clients';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
 import type { benchFloor, FloorActivities } from './floorWorkflow';
+import { benchApi } from './apiClient';
 import { percentile } from './load';
 
 // `npm run bench:forge`: what forge adds to a run. A mold of ACTIONS no-op api-call actions is
@@ -87,39 +88,7 @@ async function main(): Promise<void> {
       email: 'bench@bench.test',
       roles: ['admin'],
     });
-    // node:http, not fetch: the client shares this process (and the machine's two cores) with
-    // the API and the workers, and fetch's own CPU (undici, web streams) is not forge's.
-    const agent = new Agent({ keepAlive: true });
-    const send = (method: string, path: string, body?: unknown) =>
-      new Promise<IncomingMessage>((resolve, reject) => {
-        const payload = body === undefined ? undefined : JSON.stringify(body);
-        const req = request(`${base}${path}`, {
-          method,
-          agent,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(payload !== undefined && { 'content-type': 'application/json' }),
-          },
-          timeout: RUN_DEADLINE_MS,
-        });
-        req
-          .on('response', resolve)
-          .on('error', reject)
-          .on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
-        req.end(payload);
-      });
-    const textOf = async (res: IncomingMessage) => {
-      res.setEncoding('utf8');
-      let text = '';
-      for await (const chunk of res) text += chunk;
-      return text;
-    };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await send(method, path, body);
-      const text = await textOf(res);
-      if (res.statusCode! >= 300) throw new Error(`${method} ${path} answered ${res.statusCode}: ${text}`);
-      return (text ? JSON.parse(text) : undefined) as { id: string; status: string };
-    };
+    const { call, streamedEnd } = benchApi(base, token, RUN_DEADLINE_MS);
 
     const stamp = Date.now();
     const moldSlug = `bench-forge-${stamp}`;
@@ -130,22 +99,6 @@ async function main(): Promise<void> {
       actions: urls.map((url, i) => ({ name: `noop-${i + 1}`, type: 'api-call', config: { url, method: 'GET' } })),
     });
 
-    /** The status the run's log stream ends with (its `end` event). */
-    const streamedEnd = async (runId: string): Promise<string> => {
-      const res = await send('GET', `/forge/runs/${runId}/logs?follow=true`);
-      if (res.statusCode !== 200) throw new Error(`the log stream of run ${runId} answered ${res.statusCode}`);
-      res.setEncoding('utf8');
-      let text = '';
-      for await (const chunk of res) {
-        text += chunk;
-        const end = /event: end\ndata: (.*)\n\n/.exec(text);
-        if (end) {
-          res.destroy();
-          return (JSON.parse(end[1]) as { status: string }).status;
-        }
-      }
-      throw new Error(`the log stream of run ${runId} closed without its end event`);
-    };
     const ours = async () => {
       const started = performance.now();
       const { id } = await call('POST', '/forge/runs', { mold_slug: moldSlug, parameters: {} });
