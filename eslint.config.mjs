@@ -146,21 +146,6 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // The Temporal client's scopes turn Node 20's async hooks on for the whole API process, for
-    // good (core/temporalCalls.ts): use the wrappers there, which turn them off again.
-    files: ['api/**/*.ts', 'core/**/*.ts', 'search/**/*.ts'],
-    ignores: ['core/temporalCalls.ts'],
-    rules: {
-      'no-restricted-properties': [
-        'error',
-        ...['withDeadline', 'withAbortSignal', 'withMetadata', 'withApiKey'].map((property) => ({
-          property,
-          message: 'Use callWithDeadline / callWithAbortSignal (core/temporalCalls.ts).',
-        })),
-      ],
-    },
-  },
   // Plain CommonJS entry shims.
   { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

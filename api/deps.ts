@@ -9,7 +9,6 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createKeyring, type Keyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
-import { keepAsyncHooksOff } from '../core/temporalCalls';
 import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
 import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
@@ -57,15 +56,13 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   // First: a missing or malformed key stops the start before any connection opens.
   const keyring = createKeyring(config);
   const payloadCodec = new EncryptionCodec(keyring);
-  const connection = keepAsyncHooksOff(
-    Connection.lazy({
-      address: config.temporal.address,
-      // A request should fail fast when Temporal is down: 4 attempts settle in about a second,
-      // inside the health check's deadline. (The SDK's default of 10 keeps a retry timer alive
-      // for ~20 s that ignores cancellation and fails once the connection is closed.)
-      interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
-    }),
-  );
+  const connection = Connection.lazy({
+    address: config.temporal.address,
+    // A request should fail fast when Temporal is down: 4 attempts settle in about a second,
+    // inside the health check's deadline. (The SDK's default of 10 keeps a retry timer alive
+    // for ~20 s that ignores cancellation and fails once the connection is closed.)
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
+  });
   const db = createPool(config.database.appUrl, config.database.poolMax, logger);
   const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)), logger);
   const changes = new ChangeListener(config.database.appUrl, logger);

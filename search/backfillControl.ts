@@ -5,7 +5,6 @@ import {
 } from '@temporalio/client';
 import { ApiError, conflict } from '../core/errors';
 import { shipyardSearchAttributes } from '../core/searchAttributes';
-import { callWithDeadline } from '../core/temporalCalls';
 import { TASK_QUEUES } from '../core/taskQueues';
 import {
   BACKFILL_PROGRESS_QUERY,
@@ -81,9 +80,9 @@ export async function backfillStatus(temporal: TemporalClient): Promise<Backfill
     case 'RUNNING':
     case 'CONTINUED_AS_NEW': {
       // Before the worker's first task, or with no search worker up, there is no answer yet.
-      const progress = await callWithDeadline(temporal.connection, Date.now() + PROGRESS_QUERY_MS, () =>
-        handle.query<BackfillProgress>(BACKFILL_PROGRESS_QUERY),
-      ).catch(() => zero);
+      const progress = await temporal.connection
+        .withDeadline(Date.now() + PROGRESS_QUERY_MS, () => handle.query<BackfillProgress>(BACKFILL_PROGRESS_QUERY))
+        .catch(() => zero);
       return { status: 'running', progress, ...base };
     }
     case 'COMPLETED': {

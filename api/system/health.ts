@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps';
 import { shipyardSearchAttributes } from '../../core/searchAttributes';
-import { callWithAbortSignal } from '../../core/temporalCalls';
 import { TASK_QUEUES, WORKER_POOLS, type WorkerPool } from '../../core/taskQueues';
 import type { workerProbe } from '../../workflows/probe';
 import { poolUsage, probeDatabase } from './databaseChecks';
@@ -45,7 +44,7 @@ async function probePool(deps: AppDeps, pool: WorkerPool): Promise<PoolHealth> {
   const taskQueue = TASK_QUEUES[pool];
   const result = await timed(
     (signal) =>
-      callWithAbortSignal(deps.temporal.connection, signal, () =>
+      deps.temporal.connection.withAbortSignal(signal, () =>
         deps.temporal.workflow.execute<typeof workerProbe>('workerProbe', {
           taskQueue,
           workflowId: `worker-probe-${pool}-${randomUUID()}`,
@@ -68,7 +67,7 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
     timed((signal) => deps.search.client.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
     timed(
       (signal) =>
-        callWithAbortSignal(deps.temporal.connection, signal, () => deps.temporal.workflowService.getSystemInfo({})),
+        deps.temporal.connection.withAbortSignal(signal, () => deps.temporal.workflowService.getSystemInfo({})),
       SERVICE_TIMEOUT_MS,
     ),
   ]);

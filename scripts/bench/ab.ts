@@ -1,5 +1,5 @@
 import { loadConfig } from '../../core/config';
-import { asDeployed, benchCaller } from './benchCaller';
+import { benchCaller } from './benchCaller';
 import { get, measureSideBySide, percentile, SECONDS, startApiProcess, WARMUP_SECONDS, type Figures } from './load';
 
 // `npm run bench:ab`: this checkout's API beside another build of it, to judge a change to the
@@ -33,7 +33,6 @@ async function main(): Promise<void> {
   try {
     const caller = await benchCaller(config, ours.base);
     revokeKey = caller.revokeKey;
-    for (const api of apis) await asDeployed(api.base, caller.session);
     const routes: [string, string, Record<string, string>][] = [
       ['/healthz', '/healthz', {}],
       ['GET /roles, cached API key', '/api/v1/roles', caller.apiKey],

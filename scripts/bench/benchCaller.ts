@@ -50,13 +50,3 @@ export async function benchCaller(config: Config, base: string): Promise<BenchCa
     revokeKey: key.revoke,
   };
 }
-
-/**
- * Has the API at `base` answer `GET /system` once, so it runs as it does once deployed: that
- * health check's Temporal calls once left Node's async hooks on in the process for good
- * (core/temporalCalls.ts).
- */
-export async function asDeployed(base: string, session: Record<string, string>): Promise<void> {
-  const system = await fetch(`${base}/api/v1/system`, { headers: session });
-  if (system.status !== 200) throw new Error(`GET /system answered ${system.status}`);
-}

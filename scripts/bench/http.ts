@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
-import { asDeployed, benchCaller } from './benchCaller';
+import { benchCaller } from './benchCaller';
 import {
   child,
   CONCURRENCY,
@@ -77,7 +77,6 @@ async function main(): Promise<void> {
     const koa = await startBareKoa();
     const koaAgain = await startBareKoa();
     const koaWithTransaction = await startBareKoa();
-    await asDeployed(api.base, session);
 
     const transaction = async (query: string | { name: string; text: string }) => {
       const client = await pg.connect();
