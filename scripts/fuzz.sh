@@ -34,7 +34,7 @@ pids+=($!)
 node_modules/.bin/tsx workers/main.ts &
 pids+=($!)
 
-token="$(node_modules/.bin/tsx scripts/cli/main.ts token --tenant fuzz --email fuzz@fuzz.test --roles admin --ttl 2h)"
+token="$(node_modules/.bin/tsx scripts/cli/main.ts token --tenant fuzz --create-tenant --email fuzz@fuzz.test --roles admin --ttl 2h)"
 base="http://127.0.0.1:$FUZZ_PORT"
 wait_until api 60 curl -fsS -o /dev/null "$base/healthz"
 

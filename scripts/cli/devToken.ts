@@ -3,11 +3,21 @@ import { signDevSessionToken } from '../../core/auth/sessionTokens';
 import type { Config } from '../../core/config';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
+import { findTenantId } from '../../core/auth/store';
 import { ensureTenant } from './tenants';
 
+/** The tenant a token was asked for does not exist, and creating it was not asked for. */
+export class UnknownTenantError extends Error {
+  constructor(tenant: string) {
+    super(`no tenant "${tenant}" (give --create-tenant to create it)`);
+  }
+}
+
 export interface DevTokenRequest {
-  /** A tenant id (uuid) or slug; created when it does not exist. */
+  /** A tenant id (uuid) or slug. */
   tenant: string;
+  /** Create the tenant when it does not exist (default); false refuses an unknown tenant. */
+  createTenant?: boolean;
   email: string;
   name?: string;
   groups?: string[];
@@ -27,7 +37,11 @@ export async function issueDevToken(
   const app = createPool(config.database.appUrl, 1);
   const system = createPool(config.database.systemUrl, 1);
   try {
-    const tenantId = await ensureTenant(app, system, request.tenant);
+    const tenantId =
+      request.createTenant === false
+        ? await findTenantId(system, request.tenant)
+        : await ensureTenant(app, system, request.tenant);
+    if (!tenantId) throw new UnknownTenantError(request.tenant);
     const subject = `dev|${request.email}`;
     const name = request.name ?? request.email.split('@')[0];
     const userId = await withTenant(app, tenantId, async (trx) => {

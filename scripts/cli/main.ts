@@ -1,17 +1,29 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config';
-import { issueDevToken } from './devToken';
+import { issueDevToken, UnknownTenantError } from './devToken';
 import { seedCatalog } from './seedCatalog';
 
 // The operator CLI: `npx shipyard <command> …`. One function per command.
 
-const TOKEN_USAGE = `  shipyard token --tenant <id-or-slug> --email <email> [--name N] [--groups a,b] [--roles admin,…] [--ttl 1h]
-      prints a session token the local API accepts (dev signing key); creates the tenant and
-      user when missing and assigns the roles directly`;
+const TOKEN_USAGE = `  shipyard token --tenant <id-or-slug> --email <email> [--create-tenant] [--name N] [--groups a,b]
+                 [--roles admin,…] [--ttl 1h]
+      prints a session token the local API accepts (dev signing key) for the user with that
+      email, created when missing, with the roles assigned directly. An unknown tenant is refused
+      unless --create-tenant is given.
+        --tenant         the tenant's id or slug
+        --email          the user's email (their identity)
+        --create-tenant  create the tenant when it does not exist
+        --name           the user's display name (default: the email's local part)
+        --groups         identity-provider groups the token claims, comma-separated
+        --roles          roles to assign: admin, editor, viewer or a role bundle's name
+        --ttl            how long the token lasts: 90s, 30m, 1h (default), 7d`;
 
 const SEED_USAGE = `  shipyard seed --tenant <id-or-slug> [--entities 1000] [--teams N]
       fills the tenant (created when missing) with a generated catalog: teams, entities and
-      relations, in bulk; the same counts again add nothing`;
+      relations, in bulk; the same counts again add nothing
+        --tenant    the tenant's id or slug
+        --entities  how many entities (default 1000)
+        --teams     how many teams (default: one per 2,000 entities, at least 10)`;
 
 const USAGE = `usage:
   shipyard --help          this text
@@ -53,6 +65,7 @@ async function token(args: string[]): Promise<void> {
     options: {
       tenant: { type: 'string' },
       email: { type: 'string' },
+      'create-tenant': { type: 'boolean', default: false },
       name: { type: 'string' },
       groups: { type: 'string' },
       roles: { type: 'string' },
@@ -64,6 +77,7 @@ async function token(args: string[]): Promise<void> {
   const ttlSeconds = parseDuration(values.ttl);
   const { token: jwt } = await issueDevToken(loadConfig(), {
     tenant: values.tenant,
+    createTenant: values['create-tenant'],
     email: values.email,
     name: values.name,
     groups: list(values.groups),
@@ -117,7 +131,7 @@ async function main([command, ...args]: string[]): Promise<void> {
 }
 
 const isUsageError = (err: { code?: unknown }) =>
-  err instanceof UsageError || String(err.code).startsWith('ERR_PARSE_ARGS');
+  err instanceof UsageError || err instanceof UnknownTenantError || String(err.code).startsWith('ERR_PARSE_ARGS');
 
 main(process.argv.slice(2)).catch((err) => {
   process.stderr.write(`shipyard: ${err.message}\n`);

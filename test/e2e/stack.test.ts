@@ -30,6 +30,7 @@ describe('the API and worker processes', () => {
       'token',
       '--tenant',
       'e2e',
+      '--create-tenant',
       '--email',
       'ops@e2e.test',
       '--roles',
@@ -155,6 +156,18 @@ test.each([['0s'], ['-5m'], ['1x'], ['']])(
     expect(failure?.stderr).toContain(`--ttl must be a positive duration such as 90s, 30m, 1h or 7d, got "${ttl}"`);
   },
 );
+
+test('`shipyard token` refuses a tenant that does not exist unless --create-tenant is given', async () => {
+  const tenant = `e2e-unknown-${Date.now()}`;
+  const failure = await shipyard(['token', '--tenant', tenant, '--email', 'ops@e2e.test']).then(
+    () => undefined,
+    (err: { code?: number; stderr?: string }) => err,
+  );
+  expect(failure?.code).toBe(2);
+  expect(failure?.stderr).toContain(`no tenant "${tenant}" (give --create-tenant to create it)`);
+  const { stdout } = await shipyard(['token', '--tenant', tenant, '--create-tenant', '--email', 'ops@e2e.test']);
+  expect(String(stdout).trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+});
 
 test.each([
   [['--help'], 'shipyard token --tenant <id-or-slug> --email <email>'],
