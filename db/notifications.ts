@@ -3,11 +3,19 @@ import type { Logger } from 'pino';
 
 const RECONNECT_MS = 1_000;
 
+/** Since when the LISTEN connection has been down, and its latest error. */
+export interface ListenerOutage {
+  since: Date;
+  error: string;
+}
+
 /**
  * One LISTEN connection per process for Postgres notifications (NOTIFY is delivered at commit,
  * to every listening process). Caches use it to drop entries that another process made stale.
- * While the connection is down, `listening` is false and lost-handlers have run: a cache must
- * then serve nothing, since it would miss invalidations. After `close()` it stays false.
+ * While the connection is down, `listening` is false, `outage` says since when and why, and
+ * lost-handlers have run: a cache must then serve nothing, since it would miss invalidations. It
+ * reconnects every second; the start and the end of each outage are logged once. After `close()`
+ * it stays false.
  */
 export class ChangeListener {
   private readonly handlers = new Map<string, (payload: string) => void>();
@@ -16,6 +24,7 @@ export class ChangeListener {
   private closed = false;
   private reconnectTimer?: NodeJS.Timeout;
   listening = false;
+  outage?: ListenerOutage;
 
   constructor(
     private readonly databaseUrl: string,
@@ -61,6 +70,8 @@ export class ChangeListener {
       await client.connect();
       for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
       this.listening = true;
+      if (this.outage) this.logger.info({ down_since: this.outage.since }, 'change listener back; caches enabled');
+      this.outage = undefined;
     } catch (err) {
       this.lost(err as Error);
     }
@@ -68,7 +79,12 @@ export class ChangeListener {
 
   private lost(err: Error): void {
     if (this.closed || !this.client) return;
-    if (this.listening) this.logger.warn({ err }, 'change listener lost; caches disabled until it is back');
+    if (!this.outage) {
+      this.logger.warn({ err }, 'change listener down; caches disabled until it is back (retrying every second)');
+      this.outage = { since: new Date(), error: err.message };
+    } else {
+      this.outage.error = err.message;
+    }
     this.listening = false;
     for (const handler of this.lostHandlers) handler();
     this.client.removeAllListeners();

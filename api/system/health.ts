@@ -83,7 +83,11 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
     }),
   );
   const worker_pools = Object.fromEntries(pools) as Record<WorkerPool, PoolHealth>;
-  const everything = [database, elasticsearch, temporal, ...Object.values(worker_pools)];
+  const { outage } = deps.changes;
+  const change_listener: SystemHealth['services']['change_listener'] = outage
+    ? { status: 'down', down_since: outage.since.toISOString(), error: outage.error }
+    : { status: deps.changes.listening ? 'up' : 'down' };
+  const everything = [database, elasticsearch, temporal, change_listener, ...Object.values(worker_pools)];
   return {
     status: everything.every((check) => check.status === 'up') ? 'ok' : 'degraded',
     checked_at: new Date().toISOString(),
@@ -91,6 +95,7 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
       database: { ...strip(database), pool },
       elasticsearch: strip(elasticsearch),
       temporal: { ...strip(temporal), ...(operator && { ui_url: deps.config.temporal.uiUrl }) },
+      change_listener,
     },
     worker_pools,
   };

@@ -38,6 +38,20 @@ export const databaseHealthSchema = {
   additionalProperties: false,
 } as const;
 
+export const changeListenerHealthSchema = {
+  type: 'object',
+  description:
+    "This API process's LISTEN connection, by which its caches (API keys, teams, sessions) and run-log streams learn of " +
+    'changes other processes commit. While it is down the caches serve nothing and log streams re-read on a timer.',
+  required: ['status'],
+  properties: {
+    status: { type: 'string', enum: ['up', 'down'] },
+    down_since: { type: 'string', format: 'date-time', description: 'When the outage began (down only)' },
+    error: { type: 'string', description: 'The latest reason it could not listen (down only)' },
+  },
+  additionalProperties: false,
+} as const;
+
 export const poolHealthSchema = {
   type: 'object',
   required: ['status', 'latency_ms', 'task_queue'],
@@ -57,9 +71,10 @@ export const systemHealthSchema = {
     checked_at: { type: 'string', format: 'date-time' },
     services: {
       type: 'object',
-      required: ['database', 'elasticsearch', 'temporal'],
+      required: ['database', 'elasticsearch', 'temporal', 'change_listener'],
       properties: {
         database: databaseHealthSchema,
+        change_listener: changeListenerHealthSchema,
         elasticsearch: serviceHealthSchema,
         temporal: {
           type: 'object',

@@ -9,6 +9,8 @@ import {
   type TestApi,
   type TestWorkers,
 } from '../support/harness';
+import pino from 'pino';
+import { ChangeListener } from '../../db/notifications';
 import { until } from '../support/processes';
 
 let auth: Record<string, string>;
@@ -41,6 +43,7 @@ describe('with every worker pool running', () => {
     expect(body.services.database.pool).toEqual(
       expect.objectContaining({ max: api.deps.config.database.poolMax, pending: 0, saturated: false }),
     );
+    expect(body.services.change_listener).toEqual({ status: 'up' });
     // A tenant admin: the Temporal UI shows every tenant's workflows, so its address is for operators.
     expect(body.services.temporal).not.toHaveProperty('ui_url');
 
@@ -55,6 +58,34 @@ describe('with every worker pool running', () => {
     }
   });
 });
+
+test('a LISTEN connection that cannot connect from the start is logged once, retried, and shown down in /system', async () => {
+  const lines: { msg: string; level: number }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const listener = new ChangeListener('postgres://nobody:nobody@127.0.0.1:1/nothing', logger);
+  await listener.start();
+  // Two more attempts (one a second) add no line of their own.
+  await until('two more attempts', 10, async () =>
+    listener.outage && Date.now() - +listener.outage.since > 2_100 ? true : undefined,
+  );
+  expect(lines.filter((line) => line.msg.startsWith('change listener down'))).toHaveLength(1);
+  expect(listener.listening).toBe(false);
+
+  const deps = await testDeps();
+  await deps.changes.close();
+  const api = await startApi({ deps: { ...deps, changes: listener } });
+  try {
+    const body = await jsonOf(await fetch(`${api.url}/api/v1/system`, { headers: auth }));
+    expect(body.status).toBe('degraded');
+    expect(body.services.change_listener).toEqual({
+      status: 'down',
+      down_since: listener.outage!.since.toISOString(),
+      error: expect.stringContaining('ECONNREFUSED'),
+    });
+  } finally {
+    await api.close();
+  }
+}, 30_000);
 
 describe('with a pool stopped or Temporal unreachable', () => {
   test('a pool without a worker is reported down and the system degraded', async () => {
