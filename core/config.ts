@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { IDENTITY_PROVIDERS, type IdentityProvider } from './users/types';
 import path from 'node:path';
 
 // Environment → typed configuration, read once. Every variable here is documented in the
@@ -34,6 +35,8 @@ export interface Config {
     publicKeyPem?: string;
     /** The JWS algorithm of publicKeyPem. */
     publicKeyAlg: string;
+    /** The identity provider users sign in with, as /users and /groups name it (AUTH_PROVIDER). */
+    provider: IdentityProvider;
   };
   /** NODE_ENV=production: no generated dev keys are trusted; real ones must be configured. */
   production: boolean;
@@ -179,6 +182,13 @@ function durationFrom(env: Env, name: string, fallback: string): number {
   }
 }
 
+function identityProviderFrom(env: Env, name: string, fallback: IdentityProvider): IdentityProvider {
+  const raw = env[name] || fallback;
+  if (!(IDENTITY_PROVIDERS as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${IDENTITY_PROVIDERS.join(', ')}, got "${raw}"`);
+  return raw as IdentityProvider;
+}
+
 /** "100000-165535" → its bounds. */
 function uidRangeFrom(env: Env, name: string, fallback: string): { first: number; last: number } {
   const raw = env[name] || fallback;
@@ -254,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
       jwksUrl: env.AUTH_JWKS_URL || undefined,
       publicKeyPem: env.AUTH_PUBLIC_KEY || undefined,
       publicKeyAlg: env.AUTH_PUBLIC_KEY_ALG ?? 'RS256',
+      provider: identityProviderFrom(env, 'AUTH_PROVIDER', 'idp-a'),
     },
     production: env.NODE_ENV === 'production',
     platformTenant: env.SHIPYARD_PLATFORM_TENANT || 'platform',

@@ -17,10 +17,12 @@ export const groupRoutes = [
       'Identity-provider groups the tenant maps to teams or roles, by name (membership itself lives in the identity provider)',
     query: keysetQuery,
     responses: { 200: { description: '`{groups, next_cursor}`', schema: groupsPageSchema } },
-    handler: async ({ db, query }) => {
+    handler: async ({ db, query, deps }) => {
       const window = shapeDWindow(query);
       const page = shapeDPage(await listGroups(db, window), window);
-      return { groups: page.items, next_cursor: page.next_cursor };
+      // A group only a role mapping or a sign-in names is the configured provider's.
+      const groups = page.items.map((group) => ({ ...group, provider: group.provider ?? deps.config.auth.provider }));
+      return { groups, next_cursor: page.next_cursor };
     },
   }),
   defineRoute({

@@ -17,7 +17,6 @@ import {
   userListSchema,
 } from './schemas';
 import { getUser, listUsers, listUsersForAdmin } from '../../core/users/store';
-import { IDENTITY_PROVIDER } from '../../core/users/types';
 
 export const userRoutes = [
   defineRoute({
@@ -40,7 +39,7 @@ export const userRoutes = [
         ),
       },
     },
-    handler: async ({ db, query }) => {
+    handler: async ({ db, query, deps }) => {
       const base = shapeCUsersWindow(query);
       const window = {
         limit: query.limit ?? base.limit,
@@ -54,7 +53,7 @@ export const userRoutes = [
         // nextCursor serves callers that page with limit/cursor.
         page: { ...page, nextCursor: page.hasMore ? offsetCursor(window.offset + users.length) : null },
         total,
-        provider: IDENTITY_PROVIDER,
+        provider: deps.config.auth.provider,
       };
     },
   }),
@@ -83,10 +82,10 @@ export const userRoutes = [
     summary: 'List users with their direct roles and teams (shape C: 0-based page, pageSize, search)',
     query: adminUserListQuery,
     responses: { 200: { description: '`{items, page, total, provider}`', schema: adminUserListSchema } },
-    handler: async ({ db, query }) => {
+    handler: async ({ db, query, deps }) => {
       const window = shapeCAdminUsersWindow(query);
       const { items, total } = await listUsersForAdmin(db, window, query.search);
-      return { items, page: shapeCPage(window, items.length, total), total, provider: IDENTITY_PROVIDER };
+      return { items, page: shapeCPage(window, items.length, total), total, provider: deps.config.auth.provider };
     },
   }),
 ];

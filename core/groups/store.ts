@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { uuidOrNullSql } from '../ids';
 import { keysetStatement, type KeysetOrder } from '../paging';
-import { IDENTITY_PROVIDER, type IdentityProvider } from '../users/types';
+import type { IdentityProvider } from '../users/types';
 
 // Group membership belongs to the identity provider. A group is known here when a team maps
 // it, a role is mapped to it, or a user's latest sign-in carried it; its members are counted
@@ -17,8 +17,8 @@ interface GroupRow {
 
 const toGroup = (row: GroupRow) => ({
   name: row.name,
-  // Role mappings apply to a group name whatever its provider; a name no team maps reports the default.
-  provider: row.providers[0] ?? IDENTITY_PROVIDER,
+  // Role mappings apply to a group name whatever its provider; a name no team maps has none here.
+  provider: row.providers[0] as IdentityProvider | undefined,
   member_count: row.member_count,
   roles: row.roles,
   teams: row.teams,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sessionToken, startApi, type TestApi, callApi } from '../support/harness';
+import { sessionToken, startApi, type TestApi, callApi, testConfig, testDeps } from '../support/harness';
 
 // Users over real HTTP: the shape C listings, search, the user detail and tenant isolation.
 
@@ -192,6 +192,22 @@ describe('GET /admin/users', () => {
     expect(all.page).toEqual({ first: 0, max: 100, count: 12, hasMore: false });
     const admin = all.items.find((u: { email: string }) => u.email === 'zz-admin@a.test');
     expect(admin).toEqual(expect.objectContaining({ id: adminA.userId, roles: ['admin'], teams: [] }));
+  });
+
+  test('/users, /admin/users and /groups name the identity provider the deployment is configured with', async () => {
+    const idpB = await startApi({
+      deps: await testDeps(testConfig({ auth: { ...testConfig().auth, provider: 'idp-b' } })),
+    });
+    try {
+      for (const path of ['/users', '/admin/users']) {
+        expect([path, (await callApi(idpB, adminA.token, 'GET', path)).body.provider]).toEqual([path, 'idp-b']);
+      }
+      // viewerA's sign-in carried the group `readers`, which no team maps: it is the deployment's provider's.
+      const groups = (await callApi(idpB, adminA.token, 'GET', '/groups')).body.groups;
+      expect(groups).toEqual([expect.objectContaining({ name: 'readers', provider: 'idp-b' })]);
+    } finally {
+      await idpB.close();
+    }
   });
 
   test('search applies before paging, and bad parameters are 400', async () => {
