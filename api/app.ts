@@ -5,7 +5,7 @@ import { errorHandler } from './http/errorHandler';
 import { jsonBody } from './http/jsonBody';
 import { METRICS_PATH, metricsHandler } from './metrics/endpoint';
 import { operatorEndpoints } from './http/operatorEndpoints';
-import { answerLivenessFirst, LIVENESS_PATH, livenessEndpoint } from './http/liveness';
+import { LIVENESS_PATH, livenessEndpoint } from './http/liveness';
 import { RequestRecorder, requestContext } from './http/requestContext';
 import type { RouteDefinition } from './http/route';
 import { buildApiRouter } from './http/router';
@@ -14,26 +14,11 @@ import { apiRoutes } from './routes';
 import { temporalCodecCors } from './temporalCodec/cors';
 
 /**
- * Koa, with liveness probes answered ahead of it: its request listener (`callback()`, what
- * server.ts and the tests serve) is answerLivenessFirst's, so every server of the app has it.
- */
-class ApiApp extends Koa {
-  constructor(private readonly recorder: RequestRecorder) {
-    super();
-  }
-
-  override callback() {
-    return answerLivenessFirst(this.recorder, super.callback());
-  }
-}
-
-/**
  * Builds the Koa app: middleware, then every route of `routes` (plus the OpenAPI document and
  * reference page describing them). Tests pass extra routes to drive the middleware directly.
  */
 export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): Koa {
-  const recorder = new RequestRecorder(deps.logger);
-  const app = new ApiApp(recorder);
+  const app = new Koa();
   // Errors Koa could not answer (the response had begun). A client leaving a log stream is normal.
   app.on('error', (err: { code?: string }, ctx?: Koa.Context) => {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
@@ -48,7 +33,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   // its own (api/server.ts) and is a 404 here.
   if (deps.config.metrics.port === undefined) operators[METRICS_PATH] = metricsHandler(deps);
 
-  app.use(requestContext(recorder));
+  app.use(requestContext(new RequestRecorder(deps.logger)));
   app.use(errorHandler());
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));

@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app';
 import { answerClientErrors } from './http/clientErrors';
 import { loadConfig } from '../core/config';
@@ -12,12 +11,6 @@ import { buildMetricsApp } from './metrics/endpoint';
  * finish (up to SHUTDOWN_TIMEOUT_MS) and closes the clients.
  */
 async function main(): Promise<void> {
-  // V8 allocates objects straight in the old generation when their allocation site's objects
-  // often outlive a young collection ("pretenuring"). Under load a catalog page's rows met that
-  // test, and from then on every page's rows went there: young collections of 2–5 ms (old
-  // objects pointing at young ones) and a full collection every few seconds, in a process whose
-  // request data lives for milliseconds. Before the first request, so no code depends on it.
-  setFlagsFromString('--no-allocation-site-pretenuring');
   const config = loadConfig();
   const logger = createLogger(config, 'api');
   const deps = await createDeps(config, logger);

@@ -23,11 +23,7 @@ export interface AnsweredRequest {
   tenantId?: string;
 }
 
-/**
- * What every request leaves behind, whichever lane answers it (Koa's middleware chain, or the
- * liveness probe's lane ahead of it, api/http/liveness.ts): an id echoed as X-Request-Id, a
- * count in the request metrics and one closing log line.
- */
+/** What every request leaves behind: an id echoed as X-Request-Id, a count in the request metrics and one closing log line. */
 export class RequestRecorder {
   // The closing line's fields are our own and none is a credential: it is serialized here, and
   // skips pino's generic serialization and the redaction every other line pays for.

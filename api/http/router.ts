@@ -102,24 +102,13 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       if (status !== 204) ctx.body = result;
     });
   }
-  // @koa/router's own dispatch reads ctx.host for every request (host matching, which we do not
-  // use) and composes a fresh middleware chain for it; each of our routes is one handler, so we
-  // match with the router and call that handler. A request no route of its method matches goes
-  // to the router's 405/501 answerer, which reads ctx.matched.
+  // Each segment's router answers its routes and, for a path it knows under another method,
+  // the 405 (or 501) with the Allow header.
   const dispatchers = new Map(
     [...routers].map(([segment, router]) => {
+      const routes = router.routes();
       const allowedMethods = router.allowedMethods();
-      const dispatch: RouterMiddleware = (ctx, next) => {
-        const { path: matched, pathAndMethod, route } = router.match(ctx.path, ctx.method);
-        if (!route) {
-          ctx.matched = matched;
-          return allowedMethods(ctx, next);
-        }
-        // The first route registered wins, as in the router's chain (a handler never calls next).
-        const layer = pathAndMethod[0];
-        ctx.params = layer.params(ctx.path, layer.captures(ctx.path), {});
-        return layer.stack[0](ctx, next);
-      };
+      const dispatch: RouterMiddleware = (ctx, next) => routes(ctx, () => allowedMethods(ctx, next));
       return [segment, dispatch];
     }),
   );
