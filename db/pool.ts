@@ -1,6 +1,5 @@
 import knex, { type Knex } from 'knex';
 import type { Logger } from 'pino';
-import { prepareStatements } from './preparedStatements';
 
 /**
  * knex's own messages (a connection it could not acquire, a deprecation) as lines of the
@@ -19,9 +18,9 @@ function knexLog(logger: Logger): Knex.Config['log'] {
  * knex's own messages go to it; without (tests, scripts), to the console.
  */
 export function createPool(connectionString: string, max = 10, logger?: Logger): Knex {
-  // Pipelined: a statement goes out without waiting for the answer to the one before, so a
-  // tenant transaction's BEGIN and first query share one round trip (db/tenancy.ts). Queries
-  // that hold a portal open (cursors, streams) are refused on such a connection; we use none.
+  // Pipelined: a statement goes out without waiting for the answer to the one before, so the
+  // statements a transaction issues together (Promise.all) share one round trip. Queries that
+  // hold a portal open (cursors, streams) are refused on such a connection; we use none.
   const connection: Knex.PgConnectionConfig & { pipeline: boolean } = { connectionString, pipeline: true };
   const db = knex({
     client: 'pg',
@@ -30,6 +29,5 @@ export function createPool(connectionString: string, max = 10, logger?: Logger):
     acquireConnectionTimeout: 10_000,
     ...(logger && { log: knexLog(logger) }),
   });
-  prepareStatements(db);
   return db;
 }

@@ -1,10 +1,9 @@
 import knex, { type Knex } from 'knex';
 
-// Statements compiled once and run with their values alone. Knex's builder compiles a query on
-// every run: about a tenth of the client's CPU for a transaction around one read (README,
-// "Compiled statements"). A statement here is still written with the builder; it is compiled
-// the first time it runs (once per shape, where the request decides the shape) and from then on
-// only its values travel.
+// Statements compiled once and run with their values alone: knex's builder compiles a query on
+// every run. A statement here is still written with the builder; it is compiled the first time it
+// runs (once per shape, where the request decides the shape) and from then on runs as raw SQL
+// with its values.
 
 /** Compiles builders without a connection: PostgreSQL's SQL, never run. */
 const compiler = knex({ client: 'pg' });
@@ -105,27 +104,9 @@ export function statement<Row, Values = NoValues, Shape = undefined>(
   return { rows, first: async (db, ...args) => (await rows(db, ...args))[0] };
 }
 
-/** knex's client as a compiled statement uses it; knex's types leave `query` out. */
-type QueryingClient = Knex.Client & {
-  query(connection: unknown, query: { sql: string; bindings: unknown[] }): Promise<{ response: { rows: unknown[] } }>;
-};
-
-/**
- * Runs compiled SQL on `db`'s connection (a transaction's own, or one from the pool) through
- * knex's client, as knex runs any query: its `query` and `query-error` events, an error message
- * that starts with the SQL, a transaction's checks, and the pool's prepared names
- * (db/preparedStatements.ts). Not through `db.raw()`, which builds a query builder and a runner
- * for every run to compile what is compiled already (and adds the runner's `query-response`
- * event, which nothing here listens to).
- */
-async function run(db: Knex, sql: string, bindings: unknown[]) {
-  const client = db.client as QueryingClient;
-  const connection: unknown = await client.acquireConnection();
-  try {
-    return (await client.query(connection, { sql, bindings })).response;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+/** Runs compiled SQL (knex's `?` placeholders) with its values on `db`: a transaction, or the pool. */
+async function run(db: Knex, sql: string, bindings: unknown[]): Promise<{ rows: unknown[] }> {
+  return db.raw(sql, bindings as Knex.RawBinding[]);
 }
 
 /**

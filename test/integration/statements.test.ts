@@ -3,9 +3,9 @@ import { SHAPES_PER_STATEMENT, statement } from '../../db/statements';
 import { keysetStatement, type KeysetOrder } from '../../core/paging';
 import { testConfig } from '../support/harness';
 
-// Proves that a compiled statement answers what its builder would, with only its values sent per
-// run: the builder runs once per shape, the SQL a connection receives stays one prepared
-// statement, and a value cannot change the SQL. Each test has a pool of one connection, so its
+// Proves that a compiled statement answers what its builder would, with only its values changing
+// per run: the builder runs once per shape, every run sends the same SQL, and a value cannot
+// change the SQL. Each test has a pool of one connection, so its
 // temporary table is there for every statement.
 const config = testConfig();
 const pools: ReturnType<typeof createPool>[] = [];
@@ -20,21 +20,15 @@ async function withProbeTable() {
 }
 afterAll(() => Promise.all(pools.map((pool) => pool.destroy())));
 
-const preparedExecutions = async (pool: ReturnType<typeof createPool>) =>
-  (
-    await pool.raw(
-      `select statement, (generic_plans + custom_plans)::int as executions
-         from pg_prepared_statements where statement like '%probe%' order by prepare_time`,
-    )
-  ).rows;
-
 interface ProbeRow {
   id: number;
   name: string;
 }
 
-test('a statement runs with each run’s values, built and compiled once, one prepared statement on the connection', async () => {
+test('a statement runs with each run’s values, built and compiled once, the same SQL every run', async () => {
   const pool = await withProbeTable();
+  const sent: string[] = [];
+  pool.on('query', ({ sql }: { sql: string }) => sent.push(sql));
   const build = jest.fn((q, { tag, limit }) =>
     q('probe').where({ tag }).orderBy('id').limit(limit).select('id', 'name'),
   );
@@ -46,9 +40,7 @@ test('a statement runs with each run’s values, built and compiled once, one pr
   ]);
   expect(await byTag.rows(pool, { tag: 'y', limit: 10 })).toEqual([{ id: 4, name: 'dee' }]);
   expect(build).toHaveBeenCalledTimes(1);
-  expect(await preparedExecutions(pool)).toEqual([
-    { statement: 'select "id", "name" from "probe" where "tag" = $1 order by "id" asc limit $2', executions: 2 },
-  ]);
+  expect(sent).toEqual(Array(2).fill('select "id", "name" from "probe" where "tag" = $1 order by "id" asc limit $2'));
 });
 
 test('constants the builder wrote travel with the values, in their places', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createPool } from '../../db/pool';
-import { commitBehind, commitWithoutFlush, tenantIsolationSql, withTenant } from '../../db/tenancy';
+import { commitWithoutFlush, tenantIsolationSql, withTenant } from '../../db/tenancy';
 import { testConfig } from '../support/harness';
 
 // Proves the tenancy mechanism at the database level, as the roles the services really use.
@@ -102,63 +102,36 @@ test('the system role reads across tenants (for backfill)', async () => {
   expect(rows).toHaveLength(2);
 });
 
-test('the tenant setting travels with BEGIN: a tenant transaction costs no extra round trip', async () => {
+test('the tenant setting and the precondition go as one statement, right after BEGIN', async () => {
   const sent: string[] = [];
   const record = (query: { sql: string }) => sent.push(query.sql);
   app.on('query', record);
   try {
-    await withTenant(app, tenantA, (trx) => trx(scratch).select('note'));
+    await withTenant(app, tenantA, (trx) => trx(scratch).select('note'), 'select 1');
   } finally {
     app.off('query', record);
   }
-  expect(sent).toEqual([`begin; set local app.tenant_id = '${tenantA}'`, `select "note" from "${scratch}"`, 'COMMIT;']);
+  expect(sent).toEqual([
+    'BEGIN;',
+    `set local app.tenant_id = '${tenantA}'; select 1`,
+    `select "note" from "${scratch}"`,
+    'COMMIT;',
+  ]);
 });
 
-/** A pool of one connection, and the socket writes it makes from here on (as text). */
-async function poolRecordingWrites(): Promise<{ single: Knex; writes: string[] }> {
-  const single = createPool(config.database.appUrl, 1);
-  await single.raw('select 1'); // opens the pool's one connection
-  const connection = await single.client.acquireConnection();
-  await single.client.releaseConnection(connection);
-  const socket = connection.connection.stream;
-  const writes: string[] = [];
-  const record = (chunks: Buffer[]) => writes.push(Buffer.concat(chunks).toString('latin1'));
-  const write = socket._write.bind(socket);
-  const writev = socket._writev.bind(socket);
-  socket._write = (chunk: Buffer, encoding: BufferEncoding, done: () => void) => (
-    record([chunk]),
-    write(chunk, encoding, done)
-  );
-  socket._writev = (chunks: { chunk: Buffer }[], done: () => void) => (
-    record(chunks.map((c) => c.chunk)),
-    writev(chunks, done)
-  );
-  return { single, writes };
-}
-
-test("BEGIN and the work's first statement leave in one write, so they share a round trip", async () => {
-  const { single, writes } = await poolRecordingWrites();
-  try {
-    await withTenant(single, tenantA, (trx) => trx(scratch).select('note'));
-    expect(writes).toHaveLength(2);
-    expect(writes[0]).toMatch(/begin; set local app\.tenant_id[\s\S]*select "note"/);
-    expect(writes[1]).toMatch(/COMMIT/);
-  } finally {
-    await single.destroy();
-  }
-});
-
-test("a transaction's first write leaves once the work has issued its statement, ahead of the callbacks the event loop has ready", async () => {
-  const { single, writes } = await poolRecordingWrites();
-  try {
-    let sentBeforeOthers = -1;
-    // Another callback, ready for the event loop's next turn before the transaction even begins.
-    setImmediate(() => (sentBeforeOthers = writes.length));
-    await withTenant(single, tenantA, (trx) => trx(scratch).select('note'));
-    expect(sentBeforeOthers).toBe(1);
-  } finally {
-    await single.destroy();
-  }
+test('a precondition that fails fails the transaction with its error, before the work runs', async () => {
+  let ran = false;
+  await expect(
+    withTenant(
+      app,
+      tenantA,
+      async () => {
+        ran = true;
+      },
+      "do $$ begin raise exception 'precondition failed'; end $$",
+    ),
+  ).rejects.toThrow(/precondition failed/);
+  expect(ran).toBe(false);
 });
 
 test('a tenant id is sent as an escaped literal: quotes in it cannot end the statement', async () => {
@@ -207,7 +180,7 @@ test('a query left running after its transaction ended is refused, not run in th
     // Not awaited: starts only once the transaction has committed.
     stray = new Promise((resolve) => setTimeout(resolve, 50)).then(() => trx(scratch).select('note'));
   });
-  await expect(stray).rejects.toThrow(/after its tenant transaction ended/);
+  await expect(stray).rejects.toThrow(/Transaction query already complete/);
 });
 
 test("executionPromise settles with the transaction: the work's result on commit, its error on rollback", async () => {
@@ -239,59 +212,6 @@ test('commitWithoutFlush relaxes only its own transaction: the next one on the p
   expect(await withTenant(app, tenantA, (trx) => trx(scratch).where({ note: 'unflushed' }).pluck('note'))).toEqual([
     'unflushed',
   ]);
-});
-
-describe('commitBehind: COMMIT sent behind the last statements', () => {
-  const notesLike = (prefix: string) =>
-    withTenant(app, tenantA, (trx) => trx(scratch).whereLike('note', `${prefix}%`).orderBy('note').pluck('note'));
-
-  test('BEGIN, the statements and COMMIT leave in one write: the transaction costs one round trip, and commits', async () => {
-    const { single, writes } = await poolRecordingWrites();
-    try {
-      const inserted = await withTenant(single, tenantA, async (trx) => {
-        const statements = commitBehind(
-          trx,
-          Promise.all([
-            trx(scratch).insert({ tenant_id: tenantA, note: 'behind-1' }),
-            trx(scratch).insert({ tenant_id: tenantA, note: 'behind-2' }),
-          ]),
-        );
-        return (await statements).length;
-      });
-      expect(inserted).toBe(2);
-      expect(writes).toHaveLength(1);
-      expect(writes[0]).toMatch(/begin; set local app\.tenant_id[\s\S]*behind-1[\s\S]*behind-2[\s\S]*COMMIT/);
-    } finally {
-      await single.destroy();
-    }
-    expect(await notesLike('behind-')).toEqual(['behind-1', 'behind-2']);
-  });
-
-  test("a statement that fails rolls the transaction back: withTenant reports that statement's error and nothing is kept", async () => {
-    await expect(
-      withTenant(app, tenantA, async (trx) => {
-        await commitBehind(
-          trx,
-          Promise.all([
-            trx(scratch).insert({ tenant_id: tenantA, note: 'doomed-1' }),
-            trx(scratch).insert({ tenant_id: tenantA, note: null as unknown as string }),
-          ]),
-        );
-      }),
-    ).rejects.toThrow(/null value in column "note"/);
-    expect(await notesLike('doomed-')).toEqual([]);
-  });
-
-  test('a statement issued after the turn that sent COMMIT is refused', async () => {
-    await expect(
-      withTenant(app, tenantA, async (trx) => {
-        await commitBehind(trx, Promise.all([trx(scratch).insert({ tenant_id: tenantA, note: 'late-1' })]));
-        await trx(scratch).insert({ tenant_id: tenantA, note: 'late-2' });
-      }),
-    ).rejects.toThrow(/after its tenant transaction ended/);
-    // What was issued before COMMIT is committed: the transaction's end no longer depends on the work.
-    expect(await notesLike('late-')).toEqual(['late-1']);
-  });
 });
 
 test('a transaction whose work swallowed a failed statement is reported rolled back, not committed', async () => {
