@@ -35,7 +35,7 @@ async function captureStatements(
   const deps = await createDeps(config, pino({ level: 'silent' }));
   const server = createServer(buildApp(deps).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sent: { sql: string; bindings: unknown[]; __knexTxId?: string }[] = [];
+  const sent: { sql: string; bindings?: unknown[] }[] = [];
   const record = (query: (typeof sent)[number]) => sent.push(query);
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
@@ -47,15 +47,20 @@ async function captureStatements(
     server.close();
     await closeDeps(deps);
   }
-  const entityQuery = sent.find((q) => /from "entities"/.test(q.sql));
-  if (!entityQuery) throw new Error(`${path} sent no query on entities`);
-  const transaction = sent.filter((q) => q.__knexTxId === entityQuery.__knexTxId);
-  const begin = transaction[0].sql;
-  if (!begin.startsWith('begin;') || transaction.at(-1)?.sql !== 'COMMIT;') {
-    throw new Error(`unexpected transaction shape: ${transaction.map((q) => q.sql).join(' | ')}`);
+  // The one request's transaction: BEGIN, the tenant setting, its statements, COMMIT.
+  const entityQuery = sent.findIndex((q) => /from "entities"/.test(q.sql));
+  if (entityQuery < 0) throw new Error(`${path} sent no query on entities`);
+  const start = sent.findLastIndex((q, i) => i < entityQuery && q.sql === 'BEGIN;');
+  const end = sent.findIndex((q, i) => i > entityQuery && q.sql === 'COMMIT;');
+  const setting = sent[start + 1]?.sql ?? '';
+  if (start < 0 || end < 0 || !setting.startsWith('set local app.tenant_id')) {
+    throw new Error(`unexpected transaction shape: ${sent.map((q) => q.sql).join(' | ')}`);
   }
   // knex reports each statement as it sent it: placeholders already numbered ($1, …).
-  return { begin, statements: transaction.slice(1, -1).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })) };
+  return {
+    begin: `begin; ${setting}`,
+    statements: sent.slice(start + 2, end).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })),
+  };
 }
 
 const table = sideBySideTable('case', 22);
