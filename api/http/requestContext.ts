@@ -3,7 +3,6 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { preformattedInfo } from '../../core/logging';
 import { recordRequest } from '../metrics/requests';
 import { requestIdSource } from './requestIds';
 
@@ -25,14 +24,9 @@ export interface AnsweredRequest {
 
 /** What every request leaves behind: an id echoed as X-Request-Id, a count in the request metrics and one closing log line. */
 export class RequestRecorder {
-  // The closing line's fields are our own and none is a credential: it is serialized here, and
-  // skips pino's generic serialization and the redaction every other line pays for.
-  readonly #accessLog: (fields: string) => void;
   readonly #nextRequestId = requestIdSource();
 
-  constructor(readonly logger: Logger) {
-    this.#accessLog = preformattedInfo(logger, 'request');
-  }
+  constructor(readonly logger: Logger) {}
 
   /** The request's id, set on its response: the caller's X-Request-Id when safe, else a new one. */
   identify(req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): string {
@@ -47,12 +41,16 @@ export class RequestRecorder {
   /** Counts the request in the metrics and writes its closing line. */
   record({ requestId, route, method, path, status, durationMs, tenantId }: AnsweredRequest): void {
     recordRequest(route, method, status, durationMs / 1000);
-    // The id is plain (SAFE_REQUEST_ID or ours) and the method a token Node's parser accepted:
-    // neither needs escaping.
-    this.#accessLog(
-      `"request_id":"${requestId}","method":"${method}","path":${JSON.stringify(path)},` +
-        `"status":${status},"duration_ms":${Math.round(durationMs * 10) / 10}` +
-        (tenantId === undefined ? '' : `,"tenant_id":${JSON.stringify(tenantId)}`),
+    this.logger.info(
+      {
+        request_id: requestId,
+        method,
+        path,
+        status,
+        duration_ms: Math.round(durationMs * 10) / 10,
+        ...(tenantId !== undefined && { tenant_id: tenantId }),
+      },
+      'request',
     );
   }
 }
