@@ -116,6 +116,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
                 timeoutSeconds: Number(config.timeout_seconds),
               },
               parameters,
+              appConfig.forgeTemplates,
               context.cancellationSignal,
             );
             const truncated = result.truncated ? ' (body truncated)' : '';
@@ -144,6 +145,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
               findIntegration,
               config as unknown as VcsHostActionConfig,
               parameters,
+              appConfig.forgeTemplates,
               context.cancellationSignal,
             );
             return { output: result, lines: [lineOf(`${step.name}: source host answered HTTP ${result.status}`)] };
