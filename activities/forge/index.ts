@@ -127,6 +127,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
             const result = await runScript(
               appConfig.sandbox,
               {
+                tenantId: input.tenantId,
                 script: String(config.script),
                 timeoutSeconds: Number(config.timeout_seconds),
                 maxOutputBytes: Number(config.max_output_bytes),

@@ -131,7 +131,7 @@ function scriptVariables(parameters: Record<string, unknown>): Record<string, st
  */
 export async function runScript(
   settings: SandboxSettings & { logLinesPerStep: number },
-  spec: { script: string; timeoutSeconds: number; maxOutputBytes: number },
+  spec: { tenantId: string; script: string; timeoutSeconds: number; maxOutputBytes: number },
   parameters: Record<string, unknown>,
   signal: AbortSignal,
   log: ScriptLog,
@@ -140,6 +140,7 @@ export async function runScript(
   const sandbox = processSandbox(settings, { warn: (message) => activityLog.warn(message) });
   const result = await sandbox
     .run({
+      tenantId: spec.tenantId,
       script: spec.script,
       variables: scriptVariables(parameters),
       timeoutSeconds: spec.timeoutSeconds,
