@@ -1,8 +1,14 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exitProblem, inCgroupCommand, sandboxCommand, type SandboxLimits } from '../../core/sandbox/bubblewrap';
-import { missingControllers, ownCgroupDir, prepareCgroups, runCgroupLimits } from '../../core/sandbox/cgroups';
+import {
+  createRunCgroup,
+  missingControllers,
+  ownCgroupDir,
+  prepareCgroups,
+  runCgroupLimits,
+} from '../../core/sandbox/cgroups';
 import { createSandbox, SandboxUnavailableError, type SandboxRun } from '../../core/sandbox/sandbox';
 import { UidPool } from '../../core/sandbox/uidPool';
 
@@ -222,6 +228,43 @@ describe('createSandbox', () => {
       ]);
     } finally {
       delete process.env.SHIPYARD_UNIT_SECRET;
+    }
+  });
+
+  test("with cgroups, a run's first process enters a cgroup of its own under its tenant's, limited before the script starts", async () => {
+    // Folders stand in for a delegated cgroup v2: the files are what the kernel would read.
+    const parent = await mkdtemp(path.join(tmpdir(), 'sandbox-cgroups-'));
+    try {
+      const warnings: string[] = [];
+      const sandbox = createSandbox(settings, {
+        findCgroups: async () => ({ parent }),
+        warn: (message) => warnings.push(message),
+      });
+      const result = await run(sandbox, { tenantId: 'tenant-a', script: 'echo ran' });
+      expect(result).toEqual(expect.objectContaining({ code: 0, problem: null, output: 'ran\n' }));
+      const tenantDir = path.join(parent, 'tenant-tenant-a');
+      expect(await readFile(path.join(tenantDir, 'cgroup.subtree_control'), 'utf8')).toBe('+cpu +memory +pids');
+      const [runDir] = (await readdir(tenantDir)).filter((name) => name.startsWith('run-'));
+      const file = (name: string) => readFile(path.join(tenantDir, runDir, name), 'utf8');
+      expect(Number(await file('cgroup.procs'))).toBeGreaterThan(1);
+      expect(await file('memory.max')).toBe(String(512 * 1024 * 1024));
+      expect(await file('pids.max')).toBe('64');
+      // A folder is not a cgroup: it cannot be removed while it holds files, and the run still succeeds.
+      expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^a run's cgroup stays behind: /)]));
+    } finally {
+      await rm(parent, { recursive: true });
+    }
+  }, 20_000);
+
+  test("a run's cgroup says whether the kernel killed a process of it for memory", async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'sandbox-cgroups-'));
+    try {
+      const cgroup = await createRunCgroup(parent, 'tenant-b', limits);
+      expect(await cgroup.outOfMemory()).toBe(false);
+      await writeFile(path.join(cgroup.dir, 'memory.events'), 'low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n');
+      expect(await cgroup.outOfMemory()).toBe(true);
+    } finally {
+      await rm(parent, { recursive: true });
     }
   });
 });
