@@ -136,7 +136,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
               context.cancellationSignal,
               {
                 output: (lines) => logLines(lines, 'info', { maxRunLines: appConfig.sandbox.logLinesPerRun }),
-                notice: async (line) => void (await logLines([`${step.name}: ${line}`], 'warn')),
+                notice: (line) => logLines([`${step.name}: ${line}`], 'warn'),
               },
             );
             return { output: result, lines: [] };

@@ -11,7 +11,7 @@ export interface ScriptResult {
 /** Where a script's output goes: its lines (under the run's cap; answers how many were stored), and notices. */
 export interface ScriptLog {
   output(lines: string[]): Promise<number>;
-  notice(line: string): Promise<void>;
+  notice(line: string): Promise<unknown>;
 }
 
 const NEWLINE = 0x0a;
@@ -27,7 +27,8 @@ function outputLines(caps: { maxBytes: number; maxLines: number }, log: ScriptLo
   const decoder = new StringDecoder('utf8');
   let keptBytes = 0;
   let keptLines = 0;
-  /** The cap that ended the storing, in words; and the one that first dropped output (they differ when a cap is met exactly). */
+  // The cap that ended the storing, in words, and the one that first dropped output: a cap met
+  // exactly ends the storing but drops nothing.
   let stoppedBy: string | undefined;
   let droppedBy: string | undefined;
   const dropped = { bytes: 0, newlines: 0, endsMidLine: false };
@@ -94,9 +95,8 @@ function outputLines(caps: { maxBytes: number; maxLines: number }, log: ScriptLo
       if (failure) throw failure;
       if (dropped.bytes) {
         const lines = dropped.newlines + (dropped.endsMidLine ? 1 : 0);
-        await log.notice(
-          `output truncated at ${droppedBy}: ${lines} more line${lines === 1 ? '' : 's'} (${dropped.bytes} bytes) not stored`,
-        );
+        const more = `${lines} more line${lines === 1 ? '' : 's'} (${dropped.bytes} bytes)`;
+        await log.notice(`output truncated at ${droppedBy}: ${more} not stored`);
       }
       return { truncated: dropped.bytes > 0 };
     },

@@ -41,7 +41,10 @@ export interface RenderOptions {
   maxBytes: number;
   /** What is rendered, for the error (e.g. "the api-call body"). */
   what: string;
-  /** Applied to each value written into text (e.g. encodeURIComponent for URL paths, so a value cannot add path segments). */
+  /**
+   * Applied to each value written into text (e.g. encodeURIComponent for URL paths, so a value
+   * cannot add path segments).
+   */
   escape?: (text: string) => string;
 }
 

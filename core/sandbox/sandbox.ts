@@ -179,7 +179,8 @@ export function createSandbox(
         `files up to ${settings.maxFileMb} MB, a ${settings.scratchMb} MB scratch tmpfs, nice ${SANDBOX_NICENESS}`;
       return 'parent' in support
         ? `per run: a cgroup v2 under ${support.parent}/<tenant>/ (${settings.memoryMb} MB of memory including ` +
-            `scratch, ${settings.maxProcesses} processes, one core; tenants weighted equally), and per process ${perProcess}`
+            `scratch, ${settings.maxProcesses} processes, one core; tenants weighted equally), ` +
+            `and per process ${perProcess}`
         : `per process, not per run (${support.unavailable}): ${perProcess}; ${processes}`;
     },
   };
