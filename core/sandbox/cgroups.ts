@@ -52,6 +52,12 @@ export function runCgroupLimits(limits: SandboxLimits): Record<string, string> {
   };
 }
 
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
 const enable = (dir: string) =>
   writeFile(path.join(dir, 'cgroup.subtree_control'), CONTROLLERS.map((name) => `+${name}`).join(' '));
 
@@ -105,6 +111,8 @@ export async function createRunCgroup(parent: string, tenantId: string, limits: 
   const dir = path.join(tenantDir, `run-${randomUUID()}`);
   await mkdir(dir);
   for (const [file, value] of Object.entries(runCgroupLimits(limits))) {
+    // memory.swap.max exists only where the kernel accounts swap (and then there is swap to refuse).
+    if (file === 'memory.swap.max' && !(await exists(path.join(dir, file)))) continue;
     await writeFile(path.join(dir, file), value);
   }
   return {
