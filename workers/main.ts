@@ -25,7 +25,10 @@ async function main(args: string[]): Promise<void> {
   try {
     const workers = await createPoolWorkers(pools, config, clients);
     // What the script sandbox's limits hold for here: per run (cgroup v2), or what it falls back to.
-    if (pools.includes('forge')) logger.info(`script sandbox: ${await processSandbox(config.sandbox).isolation()}`);
+    if (pools.includes('forge')) {
+      const sandbox = processSandbox(config.sandbox, { warn: (message) => logger.warn(message) });
+      logger.info(`script sandbox: ${await sandbox.isolation()}`);
+    }
     logger.info(
       { pools, namespace: config.temporal.namespace, metrics: config.metrics.workerAddress ?? 'off' },
       'workers running',

@@ -111,7 +111,7 @@ export async function createRunCgroup(parent: string, tenantId: string, limits: 
   const dir = path.join(tenantDir, `run-${randomUUID()}`);
   await mkdir(dir);
   for (const [file, value] of Object.entries(runCgroupLimits(limits))) {
-    // memory.swap.max exists only where the kernel accounts swap (and then there is swap to refuse).
+    // memory.swap.max exists only where the kernel accounts swap.
     if (file === 'memory.swap.max' && !(await exists(path.join(dir, file)))) continue;
     await writeFile(path.join(dir, file), value);
   }
