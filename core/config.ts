@@ -55,15 +55,27 @@ export interface Config {
    * or CIDR ranges, each optionally with a port (parsed by the egress guard).
    */
   egressAllow: string[];
-  /** Limits of the sandbox forge scripts run in. */
+  // --- Script sandbox, run logs and template expansion (issue 45, helper "sandbox") ---
+  /** Limits of the sandbox forge scripts run in, and of the log lines a run keeps. */
   sandbox: {
     /** Host uids handed out one per script run when the worker runs as root. */
     uidRange: { first: number; last: number };
     cpuSeconds: number;
+    /** A run's memory: its scratch space plus what each of its processes may map. */
     memoryMb: number;
+    /** Of memoryMb, what the run's scratch folders (/work and /tmp, held in memory) may hold. */
+    scratchMb: number;
     maxProcesses: number;
     maxFileMb: number;
+    /** `auto`: a cgroup v2 per run (under one per tenant) where the host delegates one; `off`: rlimits only. */
+    cgroups: 'auto' | 'off';
+    /** Script output lines stored per step and per run; the rest is read and dropped. */
+    logLinesPerStep: number;
+    logLinesPerRun: number;
   };
+  /** Caps on an api-call's parts once its parameters are filled in. */
+  forgeTemplates: { urlBytes: number; headersBytes: number; bodyBytes: number };
+  // --- end of sandbox ---
   forge: {
     /** Log streams (`?follow=true`) one tenant may hold open at once, per API process. */
     logStreamsPerTenant: number;
@@ -214,6 +226,40 @@ export function parseByteSize(raw: string): number {
   return Number(match[1]) * SIZE_UNITS[(match[2] ?? 'b').toLowerCase()];
 }
 
+// --- Script sandbox, run logs and template expansion (issue 45, helper "sandbox") ---
+function sandboxFrom(env: Env): Config['sandbox'] {
+  const memoryMb = positiveIntFrom(env, 'SHIPYARD_SCRIPT_MEMORY_MB', 512);
+  const scratchMb = positiveIntFrom(env, 'SHIPYARD_SANDBOX_SCRATCH_MB', 128);
+  // The processes need some of the budget too: a shell alone maps several MB.
+  if (scratchMb > memoryMb - 16)
+    throw new Error(
+      `SHIPYARD_SANDBOX_SCRATCH_MB (${scratchMb}) must leave at least 16 MB of SHIPYARD_SCRIPT_MEMORY_MB (${memoryMb})`,
+    );
+  const cgroups = env.SHIPYARD_SANDBOX_CGROUPS || 'auto';
+  if (cgroups !== 'auto' && cgroups !== 'off')
+    throw new Error(`SHIPYARD_SANDBOX_CGROUPS must be auto or off, got "${cgroups}"`);
+  return {
+    uidRange: uidRangeFrom(env, 'SHIPYARD_SANDBOX_UIDS', '100000-165535'),
+    cpuSeconds: intFrom(env, 'SHIPYARD_SCRIPT_CPU_SECONDS', 60),
+    memoryMb,
+    scratchMb,
+    maxProcesses: intFrom(env, 'SHIPYARD_SCRIPT_MAX_PROCESSES', 64),
+    maxFileMb: intFrom(env, 'SHIPYARD_SCRIPT_MAX_FILE_MB', 64),
+    cgroups,
+    logLinesPerStep: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_LINES_PER_STEP', 5_000),
+    logLinesPerRun: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_LINES_PER_RUN', 20_000),
+  };
+}
+
+function byteSizeFrom(env: Env, name: string, fallback: string): number {
+  try {
+    return parseByteSize(env[name] || fallback);
+  } catch (err) {
+    throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
+  }
+}
+// --- end of sandbox ---
+
 /**
  * The project root: the nearest folder above this file with a package.json (the clone, or the
  * image's /app when running from dist/). Defaults are resolved from it, not from the working
@@ -270,13 +316,14 @@ export function loadConfig(env: Env = process.env): Config {
     platformTenant: env.SHIPYARD_PLATFORM_TENANT || 'platform',
     encryptionKeys: env.SHIPYARD_ENCRYPTION_KEYS || undefined,
     egressAllow: listFrom(env.SHIPYARD_EGRESS_ALLOW),
-    sandbox: {
-      uidRange: uidRangeFrom(env, 'SHIPYARD_SANDBOX_UIDS', '100000-165535'),
-      cpuSeconds: intFrom(env, 'SHIPYARD_SCRIPT_CPU_SECONDS', 60),
-      memoryMb: intFrom(env, 'SHIPYARD_SCRIPT_MEMORY_MB', 512),
-      maxProcesses: intFrom(env, 'SHIPYARD_SCRIPT_MAX_PROCESSES', 64),
-      maxFileMb: intFrom(env, 'SHIPYARD_SCRIPT_MAX_FILE_MB', 64),
+    // --- Script sandbox, run logs and template expansion (issue 45, helper "sandbox") ---
+    sandbox: sandboxFrom(env),
+    forgeTemplates: {
+      urlBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_URL_BYTES', '8kb'),
+      headersBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_HEADERS_BYTES', '16kb'),
+      bodyBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_BODY_BYTES', '1mb'),
     },
+    // --- end of sandbox ---
     forge: { logStreamsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT', 20) },
     retention: {
       runLogsDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_RUN_LOGS_DAYS', 30),

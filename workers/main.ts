@@ -1,5 +1,6 @@
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
+import { processSandbox } from '../core/sandbox/sandbox';
 import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
 import { createWorkerClients } from './clients';
 import { startOutboxDrain } from './outboxDrain';
@@ -23,6 +24,11 @@ async function main(args: string[]): Promise<void> {
   const drain = pools.includes('search') ? await startOutboxDrain(config, clients, logger) : undefined;
   try {
     const workers = await createPoolWorkers(pools, config, clients);
+    // What the script sandbox's limits hold for here: per run (cgroup v2), or what it falls back to.
+    if (pools.includes('forge')) {
+      const sandbox = processSandbox(config.sandbox, { warn: (message) => logger.warn(message) });
+      logger.info(`script sandbox: ${await sandbox.isolation()}`);
+    }
     logger.info(
       { pools, namespace: config.temporal.namespace, metrics: config.metrics.workerAddress ?? 'off' },
       'workers running',

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { renderTemplate } from '../../core/forge/template';
+import { renderTemplate, TemplateTooLargeError, type RenderOptions } from '../../core/forge/template';
 import {
   EgressError,
   type EgressClient,
@@ -31,21 +31,48 @@ const FAILURE_TYPE: Record<EgressFailure, string> = {
   network: 'NetworkError',
 };
 
+/** config.forgeTemplates: caps on the request's parts once its parameters are filled in. */
+export interface TemplateLimits {
+  urlBytes: number;
+  headersBytes: number;
+  bodyBytes: number;
+}
+
+/**
+ * renderTemplate, with a template over its cap failing the step for good: the same parameters
+ * would fill it in the same way on every retry.
+ */
+export function renderOrFail(value: unknown, parameters: Record<string, unknown>, options: RenderOptions): unknown {
+  try {
+    return renderTemplate(value, parameters, options);
+  } catch (err) {
+    if (err instanceof TemplateTooLargeError) throw ApplicationFailure.nonRetryable(err.message, 'TemplateTooLarge');
+    throw err;
+  }
+}
+
 /**
  * One HTTP request as an action describes it (templated with the run's parameters), through the
  * egress guard. 5xx, timeouts and network errors throw a retryable failure, so the activity
  * retry policy tries again; a 4xx, an invalid URL or a refused destination is the caller's
- * mistake and fails the step at once.
+ * mistake and fails the step at once, as does a URL, headers or body over its cap in `limits`.
  */
 export async function httpAction(
   egress: EgressClient,
   request: { method: string; url: string; headers?: Record<string, string>; body?: unknown; timeoutSeconds: number },
   parameters: Record<string, unknown>,
+  limits: TemplateLimits,
   signal: AbortSignal,
 ): Promise<HttpActionResult> {
-  const url = String(renderTemplate(request.url, parameters));
-  const headers = renderTemplate(request.headers ?? {}, parameters) as Record<string, string>;
-  const body = request.body === undefined ? undefined : renderTemplate(request.body, parameters);
+  const url = String(renderOrFail(request.url, parameters, { maxBytes: limits.urlBytes, what: 'the URL' }));
+  const headers = renderOrFail(request.headers ?? {}, parameters, {
+    maxBytes: limits.headersBytes,
+    what: 'the headers',
+  }) as Record<string, string>;
+  const body =
+    request.body === undefined
+      ? undefined
+      : renderOrFail(request.body, parameters, { maxBytes: limits.bodyBytes, what: 'the body' });
   let res: EgressResponse;
   try {
     res = await egress.request({

@@ -91,7 +91,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
       });
       markStarted.catch(() => {}); // awaited on every path below
       /** Lines of the action's own, after the line that opens the log. */
-      const logLines = (messages: string[], level: LogLevel = 'info') =>
+      const logLines = (messages: string[], level: LogLevel = 'info', cap?: { maxRunLines: number }) =>
         markStarted.then(() =>
           inTenant(input, (trx) =>
             appendLogs(
@@ -99,6 +99,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
               input.tenantId,
               input.runId,
               messages.map((message) => lineOf(message, level)),
+              cap,
             ),
           ),
         );
@@ -116,24 +117,29 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
                 timeoutSeconds: Number(config.timeout_seconds),
               },
               parameters,
+              appConfig.forgeTemplates,
               context.cancellationSignal,
             );
             const truncated = result.truncated ? ' (body truncated)' : '';
             return { output: result, lines: [lineOf(`${step.name}: HTTP ${result.status}${truncated}`)] };
           }
           case 'script': {
-            const maxOutputBytes = Number(config.max_output_bytes);
             const result = await runScript(
               appConfig.sandbox,
-              { script: String(config.script), timeoutSeconds: Number(config.timeout_seconds), maxOutputBytes },
+              {
+                tenantId: input.tenantId,
+                script: String(config.script),
+                timeoutSeconds: Number(config.timeout_seconds),
+                maxOutputBytes: Number(config.max_output_bytes),
+              },
               parameters,
               context.cancellationSignal,
-              logLines,
+              {
+                output: (lines) => logLines(lines, 'info', { maxRunLines: appConfig.sandbox.logLinesPerRun }),
+                notice: (line) => logLines([`${step.name}: ${line}`], 'warn'),
+              },
             );
-            const lines = result.truncated
-              ? [lineOf(`${step.name}: output truncated at ${maxOutputBytes} bytes`, 'warn')]
-              : [];
-            return { output: result, lines };
+            return { output: result, lines: [] };
           }
           case 'vcs-host-a-action': {
             // The integration is read in its own short transaction, not held open over the call.
@@ -144,6 +150,7 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
               findIntegration,
               config as unknown as VcsHostActionConfig,
               parameters,
+              appConfig.forgeTemplates,
               context.cancellationSignal,
             );
             return { output: result, lines: [lineOf(`${step.name}: source host answered HTTP ${result.status}`)] };

@@ -8,25 +8,57 @@ export interface ScriptResult {
   truncated: boolean;
 }
 
+/** Where a script's output goes: its lines (under the run's cap; answers how many were stored), and notices. */
+export interface ScriptLog {
+  output(lines: string[]): Promise<number>;
+  notice(line: string): Promise<unknown>;
+}
+
+const NEWLINE = 0x0a;
+
 /**
- * Output as log lines, written while the script runs: complete lines go to `write` as they
+ * Output as log lines, written while the script runs: complete lines go to `log.output` as they
  * arrive (batched while a write is in flight, in order); the rest of a line waits for its end.
- * Bytes past `maxBytes` are dropped.
+ * Past the step's caps in bytes or lines, or once the run's log is full, output is still read
+ * (the script never blocks on a full pipe) but only counted; `end` then adds one line saying
+ * how much was not stored.
  */
-function outputLines(maxBytes: number, write: (lines: string[]) => Promise<void>) {
+function outputLines(caps: { maxBytes: number; maxLines: number }, log: ScriptLog) {
   const decoder = new StringDecoder('utf8');
-  let size = 0;
-  let truncated = false;
+  let keptBytes = 0;
+  let keptLines = 0;
+  // The cap that ended the storing, in words, and the one that first dropped output: a cap met
+  // exactly ends the storing but drops nothing.
+  let stoppedBy: string | undefined;
+  let droppedBy: string | undefined;
+  const dropped = { bytes: 0, newlines: 0, endsMidLine: false };
   let partial = '';
   let queued: string[] = [];
   let writing: Promise<void> = Promise.resolve();
   let failure: unknown;
+  const drop = (data: Buffer, cap: string) => {
+    if (!data.length) return;
+    droppedBy ??= cap;
+    dropped.bytes += data.length;
+    for (let i = data.indexOf(NEWLINE); i !== -1; i = data.indexOf(NEWLINE, i + 1)) dropped.newlines++;
+    dropped.endsMidLine = data[data.length - 1] !== NEWLINE;
+  };
   const flush = () => {
     writing = writing
-      .then(() => {
+      .then(async () => {
         const batch = queued;
         queued = [];
-        return batch.length ? write(batch) : undefined;
+        if (!batch.length) return;
+        const stored = await log.output(batch);
+        if (stored < batch.length) {
+          // The run's log is full: these lines, and all that follows, are counted instead.
+          stoppedBy ??= "the run's cap";
+          droppedBy ??= "the run's cap";
+          for (const line of batch.slice(stored)) {
+            dropped.bytes += Buffer.byteLength(line) + 1;
+            dropped.newlines++;
+          }
+        }
       })
       // Kept for `end`, so a failed write is reported there rather than left unhandled.
       .catch((err: unknown) => {
@@ -35,11 +67,20 @@ function outputLines(maxBytes: number, write: (lines: string[]) => Promise<void>
   };
   return {
     take(chunk: Buffer) {
-      if (size + chunk.length > maxBytes) truncated = true;
-      const kept = chunk.subarray(0, Math.max(0, maxBytes - size));
-      size += kept.length;
-      const text = partial + decoder.write(kept);
-      const lines = text.split('\n');
+      if (stoppedBy) return drop(chunk, stoppedBy);
+      let end = Math.min(chunk.length, caps.maxBytes - keptBytes);
+      if (end < chunk.length) stoppedBy = `${caps.maxBytes} bytes`;
+      // Kept up to the newline that ends the last line the step may store.
+      for (let i = chunk.indexOf(NEWLINE); i !== -1 && i < end; i = chunk.indexOf(NEWLINE, i + 1)) {
+        if (++keptLines === caps.maxLines) {
+          end = i + 1;
+          stoppedBy = `${caps.maxLines} lines`;
+          break;
+        }
+      }
+      drop(chunk.subarray(end), stoppedBy!);
+      keptBytes += end;
+      const lines = (partial + decoder.write(chunk.subarray(0, end))).split('\n');
       partial = lines.pop()!;
       if (lines.length) {
         queued.push(...lines);
@@ -52,7 +93,12 @@ function outputLines(maxBytes: number, write: (lines: string[]) => Promise<void>
       flush();
       await writing;
       if (failure) throw failure;
-      return { truncated };
+      if (dropped.bytes) {
+        const lines = dropped.newlines + (dropped.endsMidLine ? 1 : 0);
+        const more = `${lines} more line${lines === 1 ? '' : 's'} (${dropped.bytes} bytes)`;
+        await log.notice(`output truncated at ${droppedBy}: ${more} not stored`);
+      }
+      return { truncated: dropped.bytes > 0 };
     },
   };
 }
@@ -78,21 +124,23 @@ function scriptVariables(parameters: Record<string, unknown>): Record<string, st
 }
 
 /**
- * Runs a script in the sandbox (core/sandbox) with a time limit and an output cap; its output
- * lines go to `log` as they come. Parameters reach it only as PARAM_<NAME> variables, never
- * pasted into its text, so a value stays data.
+ * Runs a script in the sandbox (core/sandbox) with a time limit and output caps (its
+ * `maxOutputBytes`, the configured lines per step); its output lines go to `log` as they come.
+ * Parameters reach it only as PARAM_<NAME> variables, never pasted into its text, so a value
+ * stays data.
  */
 export async function runScript(
-  settings: SandboxSettings,
-  spec: { script: string; timeoutSeconds: number; maxOutputBytes: number },
+  settings: SandboxSettings & { logLinesPerStep: number },
+  spec: { tenantId: string; script: string; timeoutSeconds: number; maxOutputBytes: number },
   parameters: Record<string, unknown>,
   signal: AbortSignal,
-  log: (lines: string[]) => Promise<void>,
+  log: ScriptLog,
 ): Promise<ScriptResult> {
-  const output = outputLines(spec.maxOutputBytes, log);
+  const output = outputLines({ maxBytes: spec.maxOutputBytes, maxLines: settings.logLinesPerStep }, log);
   const sandbox = processSandbox(settings, { warn: (message) => activityLog.warn(message) });
   const result = await sandbox
     .run({
+      tenantId: spec.tenantId,
       script: spec.script,
       variables: scriptVariables(parameters),
       timeoutSeconds: spec.timeoutSeconds,

@@ -1,8 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { activeIntegrationOfType } from '../../core/integrations/store';
 import type { EgressClient } from '../../core/egress/egressClient';
-import { httpAction, type HttpActionResult } from './apiCall';
-import { renderTemplate } from '../../core/forge/template';
+import { httpAction, renderOrFail, type HttpActionResult, type TemplateLimits } from './apiCall';
 
 /** The action's config, its defaults filled in when the run's steps were built. */
 export interface VcsHostActionConfig {
@@ -24,13 +23,16 @@ export async function vcsHostAction(
   findIntegration: (id?: string) => ReturnType<typeof activeIntegrationOfType>,
   config: VcsHostActionConfig,
   parameters: Record<string, unknown>,
+  limits: TemplateLimits,
   signal: AbortSignal,
 ): Promise<HttpActionResult> {
   const found = await findIntegration(config.integration_id);
   if ('problem' in found) throw ApplicationFailure.nonRetryable(found.problem, 'IntegrationUnavailable');
   const { base_url, token } = found.integration.config as { base_url: string; token: string };
   // Values are encoded into the path: a parameter can fill a segment but not add or climb any.
-  const path = String(renderTemplate(config.path, parameters, encodeURIComponent));
+  const path = String(
+    renderOrFail(config.path, parameters, { maxBytes: limits.urlBytes, what: 'the path', escape: encodeURIComponent }),
+  );
   return httpAction(
     egress,
     {
@@ -41,6 +43,7 @@ export async function vcsHostAction(
       timeoutSeconds: config.timeout_seconds,
     },
     parameters,
+    limits,
     signal,
   );
 }

@@ -328,15 +328,19 @@ const loggedMessages = statement<{ message: string }, { runId: string; messages:
  * `whileRunOpen`: nothing is added to a run that has finished, as its statement finds it (a
  * line sent in the same write as the status update that decides whether the run goes on).
  * Followers of the log (the API's log streams) are told at commit, on RUN_CHANGES_CHANNEL.
+ * `maxRunLines`: the run's log keeps at most that many lines (script output may be endless);
+ * the first append past it stores what fits and one line saying the log was truncated, later
+ * ones nothing. Lines appended without it (the run's own) are always kept. Answers how many of
+ * `lines` were stored.
  */
 export async function appendLogs(
   trx: Knex,
   tenantId: string,
   runId: string,
   lines: LogLine[],
-  options: { once?: boolean; whileRunOpen?: boolean } = {},
-): Promise<void> {
-  if (!lines.length) return;
+  options: { once?: boolean; whileRunOpen?: boolean; maxRunLines?: number } = {},
+): Promise<number> {
+  if (!lines.length) return 0;
   let fresh = lines;
   if (options.once) {
     // Read under the lock: a line committed by an append that held it is seen here.
@@ -344,7 +348,12 @@ export async function appendLogs(
     const rows = await loggedMessages.rows(trx, { runId, messages: lines.map((line) => line.message) });
     const logged = new Set(rows.map((row) => row.message));
     fresh = lines.filter((line) => !logged.has(line.message));
-    if (!fresh.length) return;
+    if (!fresh.length) return 0;
+  }
+  let stored = fresh.length;
+  if (options.maxRunLines !== undefined) {
+    ({ fresh, stored } = await withinRunCap(trx, runId, fresh, options.maxRunLines));
+    if (!fresh.length) return 0;
   }
   // One statement, one round trip: the lock (taken before any id is drawn, since the ids are
   // drawn as the joined rows come out), the notification, and the lines in their order.
@@ -369,6 +378,7 @@ export async function appendLogs(
       ...(options.whileRunOpen ? [runId, [...FINISHED_RUN]] : []),
     ],
   );
+  return stored;
 }
 
 interface LogRow {
@@ -537,4 +547,33 @@ export async function runStats(trx: Knex) {
 export async function runStatus(trx: Knex, runId: string): Promise<RunStatus | undefined> {
   const run = await runState.first(trx, { id: runId }, 'unlocked');
   return run?.status;
+}
+
+/** Lines in a run's log, counted up to `limit` (an index-only walk no longer than the cap). */
+const runLogLineCount = statement<{ count: string }, { runId: string; limit: number }>((q, { runId, limit }) =>
+  q.count('* as count').from(q('run_logs').where({ run_id: runId }).limit(limit).select(q.raw('1')).as('line')),
+);
+
+const runLogTruncated = (maxRunLines: number) =>
+  `run log truncated at ${maxRunLines} lines: later script output is read but not stored`;
+
+/**
+ * What of `lines` fits under the run's cap, counted under the log's lock (so two appends cannot
+ * both take the last room), with the line that says the log was truncated when they overflow it
+ * and the log does not have that line yet.
+ */
+async function withinRunCap(
+  trx: Knex,
+  runId: string,
+  lines: LogLine[],
+  maxRunLines: number,
+): Promise<{ fresh: LogLine[]; stored: number }> {
+  await lockRunLog(trx, runId);
+  const [{ count }] = await runLogLineCount.rows(trx, { runId, limit: maxRunLines + 1 });
+  const room = Math.max(0, maxRunLines - Number(count));
+  if (lines.length <= room) return { fresh: lines, stored: lines.length };
+  const notice: LogLine = { position: lines[0].position, level: 'warn', message: runLogTruncated(maxRunLines) };
+  // Lines logged without the cap may have filled the log before any script output overflowed it.
+  const noticed = room === 0 && (await loggedMessages.rows(trx, { runId, messages: [notice.message] })).length > 0;
+  return { fresh: [...lines.slice(0, room), ...(noticed ? [] : [notice])], stored: room };
 }

@@ -1,12 +1,15 @@
 // The sandbox: the one way anything is run on a tenant's behalf (forge scripts today; build and
 // sync steps of later features). This file is its pure part: the command line that runs a
 // script under bubblewrap with resource limits, and what the sandbox's exit means. Spawning,
-// uid assignment and the start-up probe are in ./sandbox.ts.
+// uid assignment, per-run cgroups and the start-up probe are in ./sandbox.ts and ./cgroups.ts.
 
-/** What one sandboxed run may use: config.sandbox without the uid range. */
+/** What one sandboxed run may use: part of config.sandbox. */
 export interface SandboxLimits {
   cpuSeconds: number;
+  /** The run's memory: its scratch space plus what each process may map. */
   memoryMb: number;
+  /** Of memoryMb, the scratch space (/work, with /tmp inside it): a tmpfs, so memory. */
+  scratchMb: number;
   maxProcesses: number;
   maxFileMb: number;
 }
@@ -15,10 +18,16 @@ export interface SandboxLimits {
 export const SCRIPT_FD = 3;
 const SCRIPT_PATH = '/run/script';
 export const WORK_DIR = '/work';
+const TMP_IN_WORK = `${WORK_DIR}/.tmp`;
 /** Where the tools live inside the sandbox: the host's /usr, read-only. */
 export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 const MIB = 1024 * 1024;
+/** Scripts run at the lowest CPU priority: under contention the API and the worker go first. */
+export const SANDBOX_NICENESS = 19;
+
+/** The address space each process of a run may map: the run's memory less its scratch space. */
+export const processMemoryMb = (limits: SandboxLimits) => limits.memoryMb - limits.scratchMb;
 
 export interface SandboxCommandOptions {
   /** The bubblewrap binary: a name looked up on SANDBOX_PATH, or a path. */
@@ -33,22 +42,24 @@ export interface SandboxCommandOptions {
 }
 
 /**
- * `timeout` → `prlimit` → `bwrap` → `/bin/sh`. `timeout -s KILL` stays outside the sandbox so a
- * script orphaned by a lost worker still dies on time; prlimit's limits are inherited by every
- * process in the sandbox.
+ * `timeout` → `nice` → `prlimit` → `bwrap` → `/bin/sh`. `timeout -s KILL` stays outside the
+ * sandbox so a script orphaned by a lost worker still dies on time; the niceness and prlimit's
+ * limits are inherited by every process in the sandbox.
  */
 export function sandboxCommand({ bwrap, timeoutSeconds, limits, limitProcesses }: SandboxCommandOptions): string[] {
-  const scratchBytes = String(limits.memoryMb * MIB);
   return [
     'timeout',
     '-s',
     'KILL',
     `${timeoutSeconds}s`,
+    'nice',
+    '-n',
+    String(SANDBOX_NICENESS),
     'prlimit',
     // SIGXCPU at the soft limit (the message below can name it), SIGKILL a second later for a
     // process that ignores it. Equal limits would send SIGKILL straight away.
     `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-    `--as=${limits.memoryMb * MIB}`,
+    `--as=${processMemoryMb(limits) * MIB}`,
     ...(limitProcesses ? [`--nproc=${limits.maxProcesses}`] : []),
     `--fsize=${limits.maxFileMb * MIB}`,
     '--core=0',
@@ -82,15 +93,21 @@ export function sandboxCommand({ bwrap, timeoutSeconds, limits, limitProcesses }
     '/proc',
     '--dev',
     '/dev',
-    // Scratch space lives in memory, so it is capped like memory.
+    // Scratch space lives in memory, so it is part of the run's memory: one tmpfs of that size,
+    // /tmp a folder in it, so the two cannot each take the whole of it.
     '--size',
-    scratchBytes,
-    '--tmpfs',
-    '/tmp',
-    '--size',
-    scratchBytes,
+    String(limits.scratchMb * MIB),
+    '--perms',
+    '1777',
     '--tmpfs',
     WORK_DIR,
+    '--perms',
+    '1777',
+    '--dir',
+    TMP_IN_WORK,
+    '--symlink',
+    TMP_IN_WORK,
+    '/tmp',
     '--chdir',
     WORK_DIR,
     '--ro-bind-data',
@@ -104,6 +121,16 @@ export function sandboxCommand({ bwrap, timeoutSeconds, limits, limitProcesses }
     '/bin/sh',
     SCRIPT_PATH,
   ];
+}
+
+/**
+ * `argv` started by a root shell that first moves itself into the cgroup `dir` (so every process
+ * of the run is born in it), then drops to `uid` when given.
+ */
+export function inCgroupCommand(dir: string, uid: number | undefined, argv: string[]): string[] {
+  const dropPrivileges =
+    uid === undefined ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--'];
+  return ['/bin/sh', '-c', 'echo $$ >"$0/cgroup.procs" && exec "$@"', dir, ...dropPrivileges, ...argv];
 }
 
 export interface SandboxExit {

@@ -70,7 +70,13 @@ async function main(): Promise<void> {
     dataConverter: encryptedDataConverter(deps.payloadCodec),
     activities: {
       httpGet: (url: string) =>
-        httpAction(egress, { method: 'GET', url, timeoutSeconds: 30 }, {}, Context.current().cancellationSignal),
+        httpAction(
+          egress,
+          { method: 'GET', url, timeoutSeconds: 30 },
+          {},
+          config.forgeTemplates,
+          Context.current().cancellationSignal,
+        ),
     } satisfies FloorActivities,
   });
   const floorRunning = floorWorker.run();

@@ -151,7 +151,7 @@ describe('runs', () => {
       expect.objectContaining({ status: 'failed', error: 'script exceeded its time limit (1 s)' }),
     );
     const messages = await logMessages(done.id);
-    expect(messages).toContain('chatty: output truncated at 1024 bytes');
+    expect(messages).toContain('chatty: output truncated at 1024 bytes: 275 more lines (2468 bytes) not stored');
     expect(messages).toContain('line 100');
     expect(messages).not.toContain('line 400');
     expect(messages).toContain('begun');

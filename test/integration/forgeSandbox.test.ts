@@ -26,6 +26,9 @@ const LIMITS = {
   SHIPYARD_SCRIPT_MEMORY_MB: '256',
   SHIPYARD_SCRIPT_MAX_PROCESSES: '20',
   SHIPYARD_SCRIPT_MAX_FILE_MB: '1',
+  SHIPYARD_SANDBOX_SCRATCH_MB: '64',
+  SHIPYARD_FORGE_LOG_LINES_PER_STEP: '50',
+  SHIPYARD_FORGE_LOG_LINES_PER_RUN: '120',
 };
 // RLIMIT_NPROC holds only for a host uid other than root's: only a root worker gives each run one.
 const asRoot = process.getuid?.() === 0;
@@ -85,6 +88,13 @@ const finished = (runId: string) => waitForStatus(runId, ['completed', 'failed',
 
 const logMessages = async (runId: string): Promise<string[]> =>
   (await call('GET', `/forge/runs/${runId}/logs`)).body.lines.map((l: { message: string }) => l.message);
+
+/** Every line of a run's log (one page: these runs keep fewer than 1,000), with its step. */
+async function logLines(runId: string): Promise<{ step_position: number | null; message: string }[]> {
+  const res = await call('GET', `/forge/runs/${runId}/logs?limit=1000`);
+  expect(res.body.next_cursor).toBeFalsy();
+  return res.body.lines;
+}
 
 const waitForLog = (runId: string, line: string) =>
   until(`run ${runId} to log "${line}"`, 30, async () =>
@@ -170,7 +180,7 @@ describe('what a script can reach', () => {
     const value = '$(touch /tmp/dollar) `touch /tmp/backtick`; touch /tmp/semicolon; echo injected';
     const mold = await scriptMold(
       {
-        echo: 'printf "quoted: %s\\n" "$PARAM_VALUE"; echo unquoted: $PARAM_VALUE; echo "files made: $(find /tmp /work -mindepth 1 | wc -l)"',
+        echo: 'printf "quoted: %s\\n" "$PARAM_VALUE"; echo unquoted: $PARAM_VALUE; echo "files made: $(find /work -mindepth 1 ! -path /work/.tmp | wc -l)"',
       },
       ['value'],
     );
@@ -253,11 +263,96 @@ describe('limits', () => {
     expect(messages).not.toContain('held 300 MiB');
   }, 60_000);
 
+  test("writing more than the scratch space (64 MB here) to /work and /tmp fails with the disk full; the two together held no more than 64 MB of the host's memory", async () => {
+    const mold = await scriptMold({
+      fill: `
+        fill() { i=0; while [ $i -lt 100 ] && head -c 1048576 /dev/zero >"$1/f$i" 2>/dev/null; do i=$((i+1)); done; echo "$1 took $i MB"; }
+        fill /work; fill /tmp
+        echo "scratch holds $(du -sk /work | cut -f1) KB"
+        head -c 1048576 /dev/zero >/work/more`,
+    });
+    const done = await finished(await startRun(mold));
+    expect(done.status).toBe('failed');
+    expect(done.steps[0].error).toBe('script exited with code 1');
+    const messages = await logMessages(done.id);
+    expect(messages).toEqual(expect.arrayContaining(['/tmp took 0 MB']));
+    expect(messages.some((m) => /No space left on device/.test(m))).toBe(true);
+    const workMb = Number(/^\/work took (\d+) MB$/.exec(messages.find((m) => m.startsWith('/work took'))!)![1]);
+    expect(workMb).toBeGreaterThan(50);
+    expect(workMb).toBeLessThanOrEqual(64);
+    const heldKb = Number(/^scratch holds (\d+) KB$/.exec(messages.find((m) => m.startsWith('scratch holds'))!)![1]);
+    expect(heldKb).toBeLessThanOrEqual(64 * 1024);
+  }, 60_000);
+
+  (asRoot ? test : test.skip)(
+    'a fork bomb stays near its 20 processes (here) until its time limit ends it',
+    async () => {
+      // The script forks once, to start the bomb (a pipeline would fork from the script's own
+      // shell, which could then fail and end the run early); after that only shell builtins, then
+      // an exec, so the bomb goes on until the time limit.
+      const script = `
+        bomb() { bomb | bomb & }
+        (bomb 2>/dev/null) &
+        n=0; most=0
+        # 2,000 samples once the bomb has grown to 10 processes.
+        while [ $n -lt 2000 ]; do set -- /proc/[0-9]*; [ $# -gt $most ] && most=$#; [ $most -ge 10 ] && n=$((n+1)); done
+        echo "most processes seen: $most"
+        exec sleep 60`;
+      const done = await finished(await startRun(await scriptMold({ bomb: { script, timeout_seconds: 10 } })));
+      expect(done.status).toBe('failed');
+      expect(done.steps[0].error).toBe('script exceeded its time limit (10 s)');
+      const seen = (await logMessages(done.id)).find((m) => m.startsWith('most processes seen: '));
+      const most = Number(seen!.slice('most processes seen: '.length));
+      // A sample of /proc amid forks and exits is not an exact count (it once read 30 here);
+      // an unbounded bomb reaches thousands in that time.
+      expect(most).toBeLessThanOrEqual(40);
+    },
+    60_000,
+  );
+
   test('a CPU spin is stopped by the CPU time limit (2 s here), long before its time limit', async () => {
     const mold = await scriptMold({ spin: { script: 'echo spinning; while :; do :; done', timeout_seconds: 120 } });
     const done = await finished(await startRun(mold));
     expect(done.status).toBe('failed');
     expect(done.steps[0].error).toBe('script exceeded its CPU time limit (2 s per process): exit code 152');
     expect(await logMessages(done.id)).toContain('spinning');
+  }, 60_000);
+});
+
+describe('run logs', () => {
+  test("100 KB of newlines is stored as the step's 50 lines and one line saying how much was not; the script is not blocked and completes", async () => {
+    const mold = await scriptMold({
+      blank: { script: "head -c 100000 /dev/zero | tr '\\0' '\\n'", timeout_seconds: 30 },
+    });
+    const done = await finished(await startRun(mold));
+    expect(done.status).toBe('completed');
+    expect(done.steps[0].output).toEqual({ exit_code: 0, truncated: true });
+    const messages = (await logLines(done.id)).map((line) => line.message);
+    expect(messages).toEqual([
+      'blank: starting script (attempt 1)',
+      ...Array(50).fill(''),
+      'blank: output truncated at 50 lines: 99950 more lines (99950 bytes) not stored',
+    ]);
+  }, 60_000);
+
+  test("a run's log keeps at most 120 lines of script output (here): past it one line says so, later steps still log their own lines", async () => {
+    const mold = await scriptMold({ a: 'seq 101 150', b: 'seq 201 250', c: 'seq 301 350', d: 'echo after' });
+    const done = await finished(await startRun(mold));
+    expect(done.status).toBe('completed');
+    const lines = await logLines(done.id);
+    const ofStep = (position: number) => lines.filter((line) => line.step_position === position).map((l) => l.message);
+    expect(ofStep(0)).toHaveLength(51);
+    expect(ofStep(1)).toHaveLength(51);
+    // 102 lines so far, and c's opening line: room for 17 of c's.
+    expect(ofStep(2)).toEqual([
+      'c: starting script (attempt 1)',
+      ...Array.from({ length: 17 }, (_, i) => String(301 + i)),
+      'run log truncated at 120 lines: later script output is read but not stored',
+      "c: output truncated at the run's cap: 33 more lines (132 bytes) not stored",
+    ]);
+    expect(ofStep(3)).toEqual([
+      'd: starting script (attempt 1)',
+      "d: output truncated at the run's cap: 1 more line (6 bytes) not stored",
+    ]);
   }, 60_000);
 });

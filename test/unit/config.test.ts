@@ -110,3 +110,35 @@ test('malformed metrics settings stop the start, naming the variable', () => {
       /SHIPYARD_WORKER_METRICS_ADDRESS must be ip:port/,
     );
 });
+
+test('sandbox, run log and template settings: defaults that work on a dev machine, each variable read, bad values refused by name', () => {
+  const { sandbox, forgeTemplates } = loadConfig({});
+  expect(sandbox).toEqual(
+    expect.objectContaining({
+      memoryMb: 512,
+      scratchMb: 128,
+      cgroups: 'auto',
+      logLinesPerStep: 5000,
+      logLinesPerRun: 20000,
+    }),
+  );
+  expect(forgeTemplates).toEqual({ urlBytes: 8192, headersBytes: 16384, bodyBytes: 1024 * 1024 });
+  const set = loadConfig({
+    SHIPYARD_SANDBOX_SCRATCH_MB: '64',
+    SHIPYARD_SANDBOX_CGROUPS: 'off',
+    SHIPYARD_FORGE_LOG_LINES_PER_STEP: '10',
+    SHIPYARD_FORGE_LOG_LINES_PER_RUN: '100',
+    SHIPYARD_FORGE_TEMPLATE_BODY_BYTES: '64kb',
+  });
+  expect(set.sandbox).toEqual(
+    expect.objectContaining({ scratchMb: 64, cgroups: 'off', logLinesPerStep: 10, logLinesPerRun: 100 }),
+  );
+  expect(set.forgeTemplates.bodyBytes).toBe(65536);
+  expect(() => loadConfig({ SHIPYARD_SANDBOX_SCRATCH_MB: '500' })).toThrow(
+    'SHIPYARD_SANDBOX_SCRATCH_MB (500) must leave at least 16 MB of SHIPYARD_SCRIPT_MEMORY_MB (512)',
+  );
+  expect(() => loadConfig({ SHIPYARD_SANDBOX_CGROUPS: 'v1' })).toThrow(/SHIPYARD_SANDBOX_CGROUPS must be auto or off/);
+  expect(() => loadConfig({ SHIPYARD_FORGE_TEMPLATE_URL_BYTES: 'lots' })).toThrow(
+    /SHIPYARD_FORGE_TEMPLATE_URL_BYTES: not a byte size/,
+  );
+});

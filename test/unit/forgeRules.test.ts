@@ -1,4 +1,4 @@
-import { parameterReferences, renderTemplate } from '../../core/forge/template';
+import { parameterReferences, renderTemplate, TemplateTooLargeError } from '../../core/forge/template';
 import { checkRunParameters, moldProblems } from '../../core/forge/moldRules';
 import { withActionDefaults, type MoldAction, type MoldParameter } from '../../core/forge/types';
 
@@ -6,9 +6,11 @@ import { withActionDefaults, type MoldAction, type MoldParameter } from '../../c
 
 describe('renderTemplate', () => {
   const parameters = { service: 'payments', replicas: 3, tags: ['a', 'b'], path: '../admin' };
+  const roomy = { maxBytes: 1024 * 1024, what: 'the body' };
+  const escaped = { ...roomy, escape: encodeURIComponent };
 
   test('a string that is exactly one reference keeps the value and its type', () => {
-    expect(renderTemplate({ n: '${{ parameters.replicas }}', t: '${{parameters.tags}}' }, parameters)).toEqual({
+    expect(renderTemplate({ n: '${{ parameters.replicas }}', t: '${{parameters.tags}}' }, parameters, roomy)).toEqual({
       n: 3,
       t: ['a', 'b'],
     });
@@ -23,19 +25,66 @@ describe('renderTemplate', () => {
           'x${{ parameters.nope }}y',
         ],
         parameters,
+        roomy,
       ),
     ).toEqual(['deploy payments x3', '["a","b"]!', 'xy']);
   });
 
   test('with an escape, every inserted value is escaped, even a whole-string reference', () => {
-    expect(renderTemplate('/repos/${{ parameters.path }}/issues', parameters, encodeURIComponent)).toBe(
+    expect(renderTemplate('/repos/${{ parameters.path }}/issues', parameters, escaped)).toBe(
       '/repos/..%2Fadmin/issues',
     );
-    expect(renderTemplate('${{ parameters.replicas }}', parameters, encodeURIComponent)).toBe('3');
+    expect(renderTemplate('${{ parameters.replicas }}', parameters, escaped)).toBe('3');
   });
 
   test('values that look like references are not expanded again', () => {
-    expect(renderTemplate('${{ parameters.x }}-', { x: '${{ parameters.y }}', y: 'no' })).toBe('${{ parameters.y }}-');
+    expect(renderTemplate('${{ parameters.x }}-', { x: '${{ parameters.y }}', y: 'no' }, roomy)).toBe(
+      '${{ parameters.y }}-',
+    );
+  });
+
+  test('a body that references a large value many times stops at its cap with an error naming the limit', () => {
+    const big = { text: 'x'.repeat(10_000) };
+    const repeated = '${{ parameters.big }}'.repeat(1_000);
+    const stops = (template: unknown) => () => renderTemplate(template, { big }, roomy);
+    for (const template of [{ note: repeated }, { list: Array(1_000).fill('${{ parameters.big }}') }]) {
+      expect(stops(template)).toThrow(TemplateTooLargeError);
+      expect(stops(template)).toThrow('the body exceeds its limit of 1048576 bytes once its parameters are filled in');
+    }
+    // Just under the cap is fine.
+    expect(renderTemplate({ list: Array(100).fill('${{ parameters.big }}') }, { big }, roomy)).toEqual({
+      list: Array(100).fill(big),
+    });
+  });
+
+  test('a template over its cap is a 413 where a request caused it', () => {
+    expect(() => renderTemplate('${{ parameters.service }}', parameters, { maxBytes: 4, what: 'the URL' })).toThrow(
+      expect.objectContaining({ status: 413, code: 'PAYLOAD_TOO_LARGE' }),
+    );
+  });
+
+  test('a config nested 100,000 levels deep is rendered without overflowing the stack, keys in order', () => {
+    let deep: unknown = { first: '${{ parameters.service }}', second: 1 };
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    let rendered = renderTemplate(deep, parameters, { ...roomy, maxBytes: 10 * 1024 * 1024 });
+    for (let i = 0; i < 100_000; i++) rendered = (rendered as unknown[])[0];
+    expect(rendered).toEqual({ first: 'payments', second: 1 });
+    expect(Object.keys(rendered as object)).toEqual(['first', 'second']);
+  });
+
+  test('parameterReferences walks a config nested 100,000 levels deep, and stops at its cap on the paths it produces', () => {
+    let deep: unknown = '${{ parameters.a }}';
+    for (let i = 0; i < 100_000; i++) deep = { k: deep };
+    const [found] = parameterReferences(deep);
+    expect(found.name).toBe('a');
+    expect(found.path).toBe('.k'.repeat(100_000));
+    // 1,000 references, each at a path of 200,000 characters: 200 MB of paths.
+    const many = Array(1_000).fill('${{ parameters.a }}');
+    let wide: unknown = many;
+    for (let i = 0; i < 100_000; i++) wide = { k: wide };
+    expect(() => parameterReferences(wide)).toThrow(
+      'the list of parameter references of this config exceeds its limit of 1048576 bytes once its parameters are filled in',
+    );
   });
 
   test('parameterReferences finds every reference with its path, in nested objects and lists', () => {
