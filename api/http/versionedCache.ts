@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ChangeListener } from '../../db/notifications';
 import { cacheCounters, type CacheCounters } from '../metrics/registry';
 
@@ -12,8 +13,12 @@ export interface CacheVersion {
 const sameVersion = (a: CacheVersion | undefined, b: CacheVersion) =>
   a?.epoch === b.epoch && a.generation === b.generation;
 
+/** Values a cache keeps at most; the least recently used go first. */
+const MAX_ENTRIES = 10_000;
+
 /**
- * Values kept for a fixed time, made safe against loads that race invalidations: every
+ * Values kept for a fixed time (lru-cache, which also bounds their number), made safe against
+ * loads that race invalidations: every
  * invalidation bumps a version (the key's generation, or for `clear` and `evictWhere` the
  * global epoch), and a value whose load started before the bump is returned to its caller but
  * never stored. While `isLive` is false (invalidations could be missed, e.g. the change
@@ -21,7 +26,7 @@ const sameVersion = (a: CacheVersion | undefined, b: CacheVersion) =>
  * either, since what it read may already be stale when the cache comes back.
  */
 export class VersionedCache<V> {
-  private readonly entries = new Map<string, { value: V; storedAt: number }>();
+  private readonly entries: LRUCache<string, { value: V }>;
   private readonly generations = new Map<string, number>();
   /** Loads under way, shared by concurrent misses of the same key. */
   private readonly loads = new Map<string, { version: CacheVersion | undefined; value: Promise<V | undefined> }>();
@@ -30,22 +35,17 @@ export class VersionedCache<V> {
 
   /** `name` labels its hit and miss counters (shipyard_cache_hits_total{cache=name}). */
   constructor(
-    private readonly ttlMs: number,
-    private readonly now: Clock = Date.now,
+    ttlMs: number,
+    now: Clock = Date.now,
     private readonly isLive: () => boolean = () => true,
     readonly name = 'unnamed',
   ) {
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, perf: { now } });
     this.counters = cacheCounters(name);
   }
 
   get(key: string): V | undefined {
-    const entry = this.isLive() ? this.entries.get(key) : undefined;
-    if (!entry) return undefined;
-    if (this.now() - entry.storedAt >= this.ttlMs) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    return this.isLive() ? this.entries.get(key)?.value : undefined;
   }
 
   /** Take before loading and pass to `set`; undefined while not live (nothing will be stored). */
@@ -56,7 +56,7 @@ export class VersionedCache<V> {
   set(key: string, version: CacheVersion | undefined, value: V): void {
     const current = this.version(key);
     if (!current || !sameVersion(version, current)) return;
-    this.entries.set(key, { value, storedAt: this.now() });
+    this.entries.set(key, { value });
   }
 
   /** Drops one key, and keeps any load of it already under way from being stored. */
@@ -70,7 +70,7 @@ export class VersionedCache<V> {
    * so every load under way is kept from being stored (fine for rare events).
    */
   evictWhere(predicate: (value: V) => boolean): void {
-    for (const [key, entry] of this.entries) if (predicate(entry.value)) this.entries.delete(key);
+    for (const [key, entry] of this.entries.entries()) if (predicate(entry.value)) this.entries.delete(key);
     this.epoch++;
   }
 

@@ -13,7 +13,9 @@ import type { SessionClaims } from '../../core/auth/sessionTokens';
 // The cache behind GET /teams and API-key validation: lifetime, per-key invalidation, and the
 // guards that keep a value loaded before an invalidation (or a listener loss) from being stored.
 
-let now = 0;
+// A clock that starts well after 0 (lru-cache takes a start time of 0 for none).
+const START = 1_000_000;
+let now = START;
 let live = true;
 const cache = () =>
   new VersionedCache<string[]>(
@@ -23,7 +25,7 @@ const cache = () =>
   );
 
 beforeEach(() => {
-  now = 0;
+  now = START;
   live = true;
 });
 
@@ -56,10 +58,10 @@ describe('VersionedCache', () => {
     const teams = cache();
     const load = jest.fn(async () => ['a']);
     await teams.getOrLoad('t1', load);
-    now = 999;
+    now = START + 999;
     await teams.getOrLoad('t1', load);
     expect(load).toHaveBeenCalledTimes(1);
-    now = 1000;
+    now = START + 1001; // lru-cache: stale once older than the TTL
     await teams.getOrLoad('t1', load);
     expect(load).toHaveBeenCalledTimes(2);
   });
