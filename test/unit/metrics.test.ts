@@ -5,7 +5,10 @@ import { VersionedCache } from '../../api/http/versionedCache';
 type Sample = { value: number; labels: Record<string, string | number>; metricName?: string };
 
 /** The samples of `metric` whose labels include `labels`, as `le` (or metric name) → value. */
-async function samples(metric: typeof httpRequests, labels: Record<string, string>): Promise<Record<string, number>> {
+async function samples(
+  metric: typeof httpRequests | typeof httpRequestDuration,
+  labels: Record<string, string>,
+): Promise<Record<string, number>> {
   const { values } = (await metric.get()) as { values: Sample[] };
   const found: Record<string, number> = {};
   for (const sample of values) {
@@ -47,10 +50,10 @@ test('the process registry renders the request series in Prometheus text', async
   expect(text).toContain('shipyard_http_requests_total{route="/unit/rendered",method="POST",status="201"} 1');
   expect(text).toContain('# TYPE shipyard_http_request_duration_seconds histogram');
   expect(text).toContain(
-    'shipyard_http_request_duration_seconds_bucket{route="/unit/rendered",method="POST",status="201",le="0.025"} 1',
+    'shipyard_http_request_duration_seconds_bucket{le="0.025",route="/unit/rendered",method="POST",status="201"} 1',
   );
   expect(text).toContain(
-    'shipyard_http_request_duration_seconds_bucket{route="/unit/rendered",method="POST",status="201",le="0.01"} 0',
+    'shipyard_http_request_duration_seconds_bucket{le="0.01",route="/unit/rendered",method="POST",status="201"} 0',
   );
 });
 
