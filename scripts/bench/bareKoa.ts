@@ -2,20 +2,16 @@ import { createServer } from 'node:http';
 import Koa from 'koa';
 import { Pool } from 'pg';
 
-// The floors for `npm run bench:http`, run as their own process like the API; prints its port
-// once listening. `/` is a Koa app with one JSON answer and nothing else (the public route's
-// floor). `/tenant-read` adds the raw `pg` tenant transaction of the bench (BEGIN, set_config,
-// the query, COMMIT) for BENCH_TENANT_ID on BENCH_DATABASE_URL: what HTTP costs on top of the
-// database on this machine, with no auth, validation, logging or query builder.
+// A reference for `npm run bench:http`, run as its own process like the API; prints its port
+// once listening. A bare Koa app that answers every request with the raw `pg` tenant transaction
+// of the bench (BEGIN, set_config, the query, COMMIT) for BENCH_TENANT_ID on BENCH_DATABASE_URL:
+// what HTTP costs on top of the database on this machine, with no auth, validation, logging or
+// query builder.
 const pool = new Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 10 });
 const tenantId = process.env.BENCH_TENANT_ID;
 
 const app = new Koa();
 app.use(async (ctx) => {
-  if (ctx.path !== '/tenant-read') {
-    ctx.body = { status: 'ok' };
-    return;
-  }
   const client = await pool.connect();
   try {
     await client.query('begin');
