@@ -6,7 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { meterCpu, type CpuSpent } from './cpu';
 
 // What the HTTP benchmarks share: a closed-loop load driver, kept-alive GETs, and child
-// processes for the API and the floors (so each has its own CPU profile and RSS).
+// processes for the API and the floors (so each has its own CPU profile and RSS). Our own driver
+// rather than a load generator such as autocannon: the floors it runs beside ours are not all
+// HTTP (a raw `pg` transaction), and every case must take turns in the same rounds.
 
 export const ROOT = path.join(__dirname, '..', '..');
 
