@@ -83,10 +83,7 @@ temporal_start() {
   local sa
   for sa in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do ns_args+=(--search-attribute "$sa=Keyword"); done
   # Payloads are encrypted (core/crypto): the Web UI asks the API's codec endpoint, which
-  # answers platform operators only, to show them (see the README's Security section).
-  # Eager activity execution: a worker that completes a workflow task takes the activities it
-  # schedules at once, without a task-queue round trip each (README: Forge, Benchmark).
-  ns_args+=(--dynamic-config-value system.enableActivityEagerExecution=true)
+  # answers platform operators only, to show them (docs/security.md).
   # The history service loads new transfer tasks (a workflow task to hand to a worker, an
   # activity to queue) at most 20 times a second by default, which put ~33 ms before every
   # workflow task here. A single dev server has no database to protect from that polling.
