@@ -66,8 +66,12 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
       interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
     }),
   );
-  const db = createPool(config.database.appUrl, config.database.poolMax, logger);
-  const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)), logger);
+  const limits = config.limits.database.api;
+  const db = createPool(config.database.appUrl, config.database.poolMax, { limits, logger });
+  const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)), {
+    limits,
+    logger,
+  });
   const changes = new ChangeListener(config.database.appUrl, logger);
   const apiKeyCache = createApiKeyCache(changes);
   const teamsCache = createTeamsCache(changes);
