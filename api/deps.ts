@@ -18,6 +18,7 @@ import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
+import { AggregateReads } from './http/aggregateReads';
 import { createSearchEngine, type SearchEngine } from '../search/client';
 
 /** The long-lived clients a request may use, created once per process. */
@@ -42,6 +43,8 @@ export interface AppDeps {
   apiKeyCache: ApiKeyCache;
   /** GET /teams per tenant; replaceable (a test gives it its own clock). */
   teamsCache: TeamsCache;
+  /** Statistics reads: cached, shared and bounded per tenant. */
+  aggregates: AggregateReads;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -106,6 +109,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     changes,
     apiKeyCache,
     teamsCache,
+    aggregates: new AggregateReads(config.limits.aggregates),
     stopping,
   };
 }

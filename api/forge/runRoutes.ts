@@ -13,6 +13,7 @@ import {
   shapeDPage,
   shapeDWindow,
 } from '../http/pagination';
+import { aggregateLimitedResponse } from '../http/aggregateReads';
 import { defineRoute, linksTo } from '../http/route';
 import { runLogFollowers } from './logFollowers';
 import { openRunLogStream } from './logStream';
@@ -208,8 +209,10 @@ export const runRoutes = [
     tag: 'Forge',
     access: 'forge:read',
     summary: 'Runs by status, success rate, and per mold: outcomes and mean duration',
-    responses: { 200: { description: 'Forge statistics', schema: statsSchema } },
-    handler: ({ db }) => runStats(db),
+    responses: { 200: { description: 'Forge statistics', schema: statsSchema }, ...aggregateLimitedResponse },
+    // An aggregate over every run: cached and bounded per tenant like the catalog's statistics.
+    transaction: 'on-demand',
+    handler: ({ auth, deps, inTenant }) => deps.aggregates.read(auth.tenantId, 'forge-runs', () => inTenant(runStats)),
   }),
   ...DECISION_KINDS.map((decision) =>
     defineRoute({
