@@ -105,6 +105,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
       sessionPrincipals,
       logger,
       platformTenant: config.platformTenant,
+      limits: config.limits.auth,
     }),
     changes,
     apiKeyCache,
