@@ -44,11 +44,13 @@ function linkObjects(from: RouteDefinition, links: ResponseLink[], routeKeys: Se
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
 /**
- * Every route past authentication uses the database, so any of them may find it busy: the 503
- * it then answers (api/http/errorHandler.ts), beside whatever 503 the route itself declares.
+ * Every route past authentication uses the database and may check an API key, so any of them
+ * may find the service busy: the 503 it then answers (api/http/errorHandler.ts,
+ * api/auth/authenticate.ts), beside whatever 503 the route itself declares.
  */
 function serviceUnavailable(route: RouteDefinition) {
-  const busy = 'The database is busy (no connection came free in time, or a statement ran over its time limit)';
+  const busy =
+    'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
   const own = route.responses[503]?.description;
   return {
     description: own ? `${own}; or: ${busy.charAt(0).toLowerCase()}${busy.slice(1)}` : busy,

@@ -97,5 +97,5 @@ test('every authenticated operation declares the busy-database 503 with Retry-Af
   expect(authenticated.length).toBeGreaterThan(50);
   for (const op of authenticated) expect(op.responses['503'].headers).toHaveProperty('Retry-After');
   const runStart = (doc.paths['/api/v1/forge/runs'] as Record<string, (typeof operations)[0]>).post;
-  expect(runStart.responses['503'].description).toMatch(/^The workflow could not be started.*database is busy/);
+  expect(runStart.responses['503'].description).toMatch(/^The workflow could not be started.*database connection/);
 });
