@@ -45,14 +45,15 @@ const nullableString = { type: ['string', 'null'] } as const;
 
 const searchResultSchema = {
   type: 'object',
-  required: ['collection', 'id', 'key', 'title', 'snippet', 'score', 'type', 'lifecycle', 'owner', 'tags'],
+  description:
+    'Results come best first. No relevance score is given: the engine computes it from statistics over every tenant, so it is not the tenant’s to see (docs/limits.md, Search)',
+  required: ['collection', 'id', 'key', 'title', 'snippet', 'type', 'lifecycle', 'owner', 'tags'],
   properties: {
     collection: { type: 'string', enum: SEARCH_COLLECTIONS },
     id: { type: 'string' },
     key: { type: 'string', description: "The document's handle: a service_id, a slug, an email" },
     title: { type: 'string' },
     snippet: { ...nullableString, description: 'HTML-escaped; matches wrapped in <mark>' },
-    score: { type: 'number' },
     type: nullableString,
     lifecycle: nullableString,
     owner: nullableString,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createPool } from '../../db/pool';
 import { seedCatalog } from '../../scripts/cli/seedCatalog';
 import { callApi, sessionToken, startApi, testConfig, testDeps, type TestApi } from '../support/harness';
 
@@ -9,10 +10,11 @@ const run = randomUUID().slice(0, 8);
 let api: TestApi;
 let viewerA: { token: string };
 let viewerB: { token: string };
+let seededTenant: string;
 
 beforeAll(async () => {
   const config = testConfig();
-  await seedCatalog(config, { tenant: `agg-a-${run}`, entities: 20_000 });
+  ({ tenantId: seededTenant } = await seedCatalog(config, { tenant: `agg-a-${run}`, entities: 20_000 }));
   const api_ = { ...config.limits.database.api, acquireTimeoutMs: 500 };
   api = await startApi({
     deps: await testDeps({
@@ -24,7 +26,13 @@ beforeAll(async () => {
   viewerA = await sessionToken({ tenant: `agg-a-${run}`, email: 'viewer@a.test', roles: ['viewer'] });
   viewerB = await sessionToken({ tenant: `agg-b-${run}`, email: 'viewer@b.test', roles: ['viewer'] });
 }, 120_000);
-afterAll(() => api.close());
+afterAll(async () => {
+  await api.close();
+  // The seeded entities are never searched: their outbox rows would only slow other suites' drains.
+  const system = createPool(testConfig().database.systemUrl, 1);
+  await system('search_outbox').where({ tenant_id: seededTenant }).delete();
+  await system.destroy();
+});
 
 test("100 concurrent /stats/languages of tenant A answer 2xx/429/503, never 500, while every one of tenant B's simple requests answers 2xx", async () => {
   // Both callers known to the process first, so the flood measures the statistics alone.
