@@ -268,7 +268,15 @@ export const recrawlAcceptedSchema = {
     repositories: { type: 'array', items: { type: 'string' }, description: 'Echoed when the scope is filtered' },
     reset_documents: { type: 'integer', description: 'Documents flipped from indexed to not indexed' },
     reset_repositories: { type: 'integer', description: 'Repositories made due now' },
-    operation_id: { type: 'string', pattern: '^recrawl-', description: 'The crawl workflow id (Temporal UI)' },
+    operation_id: {
+      type: 'string',
+      pattern: '^recrawl-',
+      description: "The crawl workflow id (Temporal UI): one per tenant, the running one's while it runs",
+    },
+    already_running: {
+      type: 'boolean',
+      description: "The tenant's recrawl was already running: no second one was started; `operation_id` is that one's",
+    },
     trigger_error: {
       type: 'string',
       description: 'Starting the crawl failed: the reset stands, and the hourly tick crawls it',
