@@ -106,9 +106,16 @@ export const searchRoutes = [
     path: '/indexing/status',
     tag: 'Search',
     access: 'catalog:read',
-    summary: "The tenant's search indexing backlog: writes not yet searchable and the age of the oldest",
-    responses: { 200: { description: '`{status, queue_size, oldest_pending_seconds}`', schema: indexingStatusSchema } },
-    handler: ({ db }) => outboxBacklog(db),
+    summary:
+      "The tenant's search indexing backlog: its writes not yet searchable and the age of the oldest. A platform operator also gets every tenant's together (`platform`)",
+    responses: {
+      200: { description: '`{status, queue_size, oldest_pending_seconds, platform?}`', schema: indexingStatusSchema },
+    },
+    handler: async ({ auth, db, deps }) => ({
+      ...(await outboxBacklog(db)),
+      // The shared queue is the platform's business: a tenant learns nothing of others' writes.
+      ...(auth.operator && { platform: await outboxBacklog(deps.system) }),
+    }),
   }),
   defineRoute({
     method: 'POST',

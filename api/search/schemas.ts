@@ -9,18 +9,30 @@ import { shapeAPageSchema } from '../teams/schemas';
 // Response schemas of the search endpoints (api/search/routes.ts).
 
 /** GET /indexing/status: the tenant's search backlog (the outbox). */
+const backlogProperties = {
+  status: {
+    type: 'string',
+    enum: ['current', 'indexing', 'stalled'],
+    description:
+      '`current`: every write is in the index; `indexing`: writes are on their way; `stalled`: the oldest has waited over a minute (the search engine is unreachable; nothing is lost, the backlog drains when it returns)',
+  },
+  queue_size: { type: 'integer', description: 'Writes not yet in the search index' },
+  oldest_pending_seconds: { type: ['number', 'null'], description: 'Age of the oldest of them; null when none' },
+} as const;
+
 export const indexingStatusSchema = {
   type: 'object',
+  description: "The caller's tenant's writes only",
   required: ['status', 'queue_size', 'oldest_pending_seconds'],
   properties: {
-    status: {
-      type: 'string',
-      enum: ['current', 'indexing', 'stalled'],
-      description:
-        '`current`: every write is in the index; `indexing`: writes are on their way; `stalled`: the oldest has waited over a minute (the search engine is unreachable; nothing is lost, the backlog drains when it returns)',
+    ...backlogProperties,
+    platform: {
+      type: 'object',
+      description: "Every tenant's writes together: shown to platform operators only",
+      required: ['status', 'queue_size', 'oldest_pending_seconds'],
+      properties: backlogProperties,
+      additionalProperties: false,
     },
-    queue_size: { type: 'integer', description: 'Writes not yet in the search index' },
-    oldest_pending_seconds: { type: ['number', 'null'], description: 'Age of the oldest of them; null when none' },
   },
   additionalProperties: false,
 } as const;
