@@ -168,10 +168,11 @@ export const runRoutes = [
           '(its id as the event id), then one `end` event `{status}` when the run has finished; ' +
           '`limit` and `cursor` do not apply. A client reconnecting with Last-Event-ID (the id of the last ' +
           'line it received, which EventSource sends by itself) resumes after that line. Each API process ' +
-          'allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (default 20) open streams per tenant; one more is ' +
-          'a 429 with Retry-After.',
+          'allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (default 20) open streams per tenant and ' +
+          'SHIPYARD_FORGE_LOG_STREAMS_PER_USER (default 5) per user; one more is a 429 with Retry-After.',
         schema: logPageSchema,
       },
+      429: { description: 'The tenant or the user already holds its limit of open log streams' },
     },
     handler: async ({ auth, params, query, deps, ctx, inTenant }) => {
       const window = shapeDWindow(query);
@@ -190,10 +191,12 @@ export const runRoutes = [
       }
       const stream = await openRunLogStream(deps.db, runLogFollowers(deps.changes), {
         tenantId: auth.tenantId,
+        userId: auth.userId,
         runId: params.runId,
         afterId: lastEventId(ctx.get('last-event-id')),
         closed: endOfStream(ctx.req, deps.stopping.signal),
         streamsPerTenant: deps.config.forge.logStreamsPerTenant,
+        streamsPerUser: deps.config.limits.logStreamsPerUser,
       });
       if (!stream) throw notFound('Run');
       ctx.type = 'text/event-stream';
