@@ -57,18 +57,20 @@ export function createPool(connectionString: string, max = 10, { limits, logger 
   return db;
 }
 
-/** Postgres's SQLSTATEs for a statement cancelled by statement_timeout, a session ended by the idle-in-transaction timeout. */
-const TIMED_OUT_STATES = new Set(['57014', '25P03']);
+/** Postgres's SQLSTATE for a statement cancelled, here by statement_timeout. */
+const QUERY_CANCELED = '57014';
 
 /**
  * Why `err` means the database is too busy for this request right now (no free connection, a
- * statement or transaction over its time), or undefined for any other error. Such a request may
- * succeed if retried later: it is a 503, not a failure of the server.
+ * statement over its time), or undefined for any other error. Such a request may succeed if
+ * retried later: it is a 503, not a failure of the server. (A transaction left idle past its
+ * limit is not among them: Postgres ends that session, and the request holding it fails as the
+ * bug it is.)
  */
 export function databaseBusy(err: unknown): 'no-connection' | 'timed-out' | undefined {
   for (let cause = err, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
     if (cause instanceof KnexTimeoutError) return 'no-connection';
-    if (TIMED_OUT_STATES.has((cause as { code?: string }).code ?? '')) return 'timed-out';
+    if ((cause as { code?: string }).code === QUERY_CANCELED) return 'timed-out';
   }
   return undefined;
 }
