@@ -68,7 +68,8 @@ export interface AuthenticatorDeps {
 const LAST_USED_INTERVAL_MS = 60_000;
 /** How long a check waits for one of the process's bcrypt slots before a 503. */
 const CHECK_WAIT_MS = 1_000;
-const CHECKS = 'bcrypt';
+/** The one key of the bcrypt gate: its cap is the process's, whoever's key is checked. */
+const EVERY_CHECK = 'bcrypt';
 /** How long a missing platform tenant is believed missing. */
 const PLATFORM_TENANT_RETRY_MS = 60_000;
 
@@ -136,7 +137,7 @@ export class Authenticator {
       });
     }
     const forgive = this.failedValidations.charge(prefix, client);
-    const release = await this.checks.enter(CHECKS, CHECK_WAIT_MS);
+    const release = await this.checks.enter(EVERY_CHECK, CHECK_WAIT_MS);
     if (!release) {
       forgive();
       throw new ApiError('SERVICE_UNAVAILABLE', 'Too many authentications under way; try again shortly', [], {
