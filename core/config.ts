@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { PoolSessionLimits } from '../db/pool';
 
 // Environment → typed configuration, read once. Every variable here is documented in the
 // README's configuration table; defaults match what `scripts/services` provisions locally.
@@ -224,24 +225,16 @@ function projectRoot(): string {
 
 // ---- Resource limits: database, auth, streams, connections (docs/limits.md) ----
 
-/** What a pool's sessions may hold: Postgres cancels a longer statement, ends a longer idle transaction. */
-export interface PoolLimits {
-  statementTimeoutMs: number;
-  idleInTransactionTimeoutMs: number;
-  /** How long a caller waits for a free connection before the pool gives up. */
-  acquireTimeoutMs: number;
-}
-
 export interface ResourceLimits {
   /** Per kind of process: requests must answer quickly, background work may take longer. */
-  database: { api: PoolLimits; worker: PoolLimits; maintenance: PoolLimits };
+  database: { api: PoolSessionLimits; worker: PoolSessionLimits; maintenance: PoolSessionLimits };
   /** Aggregate reads (/stats, /stats/*, /entities/summary, /forge/stats). */
   aggregates: {
     /** How long a tenant's answer is served from this process's cache (writes show after it). */
     cacheTtlMs: number;
     /** Distinct aggregate queries one tenant may run at once in this process. */
     concurrentPerTenant: number;
-    /** How long a read over that limit waits for a turn before a 503. */
+    /** How long a read over that limit waits for a turn before a 429. */
     queueWaitMs: number;
   };
   auth: {
@@ -267,7 +260,7 @@ export interface ResourceLimits {
   };
 }
 
-function poolLimitsFrom(env: Env, prefix: string, defaults: PoolLimits): PoolLimits {
+function poolLimitsFrom(env: Env, prefix: string, defaults: PoolSessionLimits): PoolSessionLimits {
   return {
     statementTimeoutMs: positiveIntFrom(env, `${prefix}_PG_STATEMENT_TIMEOUT_MS`, defaults.statementTimeoutMs),
     idleInTransactionTimeoutMs: positiveIntFrom(

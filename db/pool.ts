@@ -14,10 +14,13 @@ function knexLog(logger: Logger): Knex.Config['log'] {
   return { debug: to('debug'), warn: to('warn'), error: to('error'), deprecate: to('warn') };
 }
 
-/** Session limits a pool sets on each of its connections (core/config.ts, `limits.database`). */
+/** Limits a pool sets on each of its sessions (core/config.ts, `limits.database`). */
 export interface PoolSessionLimits {
+  /** Postgres cancels a longer statement. */
   statementTimeoutMs: number;
+  /** Postgres ends a session idle this long inside a transaction, releasing its locks. */
   idleInTransactionTimeoutMs: number;
+  /** How long a caller waits for a free connection before the pool gives up. */
   acquireTimeoutMs: number;
 }
 
