@@ -17,6 +17,7 @@ import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
+import { AggregateReads } from './http/aggregateReads';
 import { createSearchEngine, type SearchEngine } from '../search/client';
 
 /** The long-lived clients a request may use, created once per process. */
@@ -41,6 +42,8 @@ export interface AppDeps {
   apiKeyCache: ApiKeyCache;
   /** GET /teams per tenant; replaceable (a test gives it its own clock). */
   teamsCache: TeamsCache;
+  /** Statistics reads: cached, shared and bounded per tenant. */
+  aggregates: AggregateReads;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -63,8 +66,12 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     // for ~20 s that ignores cancellation and fails once the connection is closed.)
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
   });
-  const db = createPool(config.database.appUrl, config.database.poolMax, logger);
-  const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)), logger);
+  const limits = config.limits.database.api;
+  const db = createPool(config.database.appUrl, config.database.poolMax, { limits, logger });
+  const system = createPool(config.database.systemUrl, Math.max(2, Math.ceil(config.database.poolMax / 2)), {
+    limits,
+    logger,
+  });
   const changes = new ChangeListener(config.database.appUrl, logger);
   const apiKeyCache = createApiKeyCache(changes);
   const teamsCache = createTeamsCache(changes);
@@ -95,10 +102,12 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
       sessionPrincipals,
       logger,
       platformTenant: config.platformTenant,
+      limits: config.limits.auth,
     }),
     changes,
     apiKeyCache,
     teamsCache,
+    aggregates: new AggregateReads(config.limits.aggregates),
     stopping,
   };
 }

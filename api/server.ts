@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
 import { buildApp } from './app';
-import { answerClientErrors } from './http/clientErrors';
+import { createApiServer } from './http/connections';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logging';
 import { closeDeps, createDeps } from './deps';
@@ -14,12 +13,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config, 'api');
   const deps = await createDeps(config, logger);
-  const server = createServer(buildApp(deps).callback());
-  answerClientErrors(server);
+  const server = createApiServer(buildApp(deps).callback(), config.limits.connections);
   server.listen(config.port, config.host, () => logger.info({ port: config.port, host: config.host }, 'api listening'));
   // SHIPYARD_METRICS_PORT: /metrics on a listener of its own (e.g. loopback only), not on PORT.
   const { port: metricsPort, host: metricsHost } = config.metrics;
-  const metricsServer = metricsPort === undefined ? undefined : createServer(buildMetricsApp(deps).callback());
+  const metricsServer =
+    metricsPort === undefined
+      ? undefined
+      : createApiServer(buildMetricsApp(deps).callback(), config.limits.connections);
   metricsServer?.listen(metricsPort, metricsHost, () =>
     logger.info({ port: metricsPort, host: metricsHost }, 'metrics listening'),
   );

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { IDENTITY_PROVIDERS, type IdentityProvider } from './users/types';
 import path from 'node:path';
+import type { PoolSessionLimits } from '../db/pool';
 
 // Environment → typed configuration, read once. Every variable here is documented in the
 // README's configuration table; defaults match what `scripts/services` provisions locally.
@@ -109,6 +110,8 @@ export interface Config {
     /** Where each worker process serves the Temporal SDK's metrics (`ip:port`); undefined: off. */
     workerAddress?: string;
   };
+  /** Resource limits: database, auth, streams, connections (ResourceLimits). */
+  limits: ResourceLimits;
 }
 
 type Env = Record<string, string | undefined>;
@@ -276,6 +279,101 @@ function projectRoot(): string {
   return dir;
 }
 
+// ---- Resource limits: database, auth, streams, connections (docs/limits.md) ----
+
+export interface ResourceLimits {
+  /** Per kind of process: requests must answer quickly, background work may take longer. */
+  database: { api: PoolSessionLimits; worker: PoolSessionLimits; maintenance: PoolSessionLimits };
+  /** Aggregate reads (/stats, /stats/*, /entities/summary, /forge/stats). */
+  aggregates: {
+    /** How long a tenant's answer is served from this process's cache (writes show after it). */
+    cacheTtlMs: number;
+    /** Distinct aggregate queries one tenant may run at once in this process. */
+    concurrentPerTenant: number;
+    /** How long a read over that limit waits for a turn before a 429. */
+    queueWaitMs: number;
+  };
+  auth: {
+    /** Failed API-key validations per key prefix and client address in a window. */
+    failuresPerPrefixAndClient: number;
+    /** Failed validations per key prefix from every address together in a window. */
+    failuresPerPrefix: number;
+    failureWindowMs: number;
+    /** bcrypt comparisons running at once in this process; more answer 503. */
+    concurrentChecks: number;
+  };
+  /** Log streams (`?follow=true`) one user may hold open at once, per API process. */
+  logStreamsPerUser: number;
+  connections: {
+    /** The whole request, headers and body, must arrive within this (server.requestTimeout). */
+    requestTimeoutMs: number;
+    /** The headers must arrive within this (server.headersTimeout). */
+    headersTimeoutMs: number;
+    /** An idle kept-alive connection is closed after this (server.keepAliveTimeout). */
+    keepAliveTimeoutMs: number;
+    /** A socket with no traffic either way for this long is destroyed. */
+    socketIdleTimeoutMs: number;
+  };
+}
+
+function poolLimitsFrom(env: Env, prefix: string, defaults: PoolSessionLimits): PoolSessionLimits {
+  return {
+    statementTimeoutMs: positiveIntFrom(env, `${prefix}_PG_STATEMENT_TIMEOUT_MS`, defaults.statementTimeoutMs),
+    idleInTransactionTimeoutMs: positiveIntFrom(
+      env,
+      `${prefix}_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS`,
+      defaults.idleInTransactionTimeoutMs,
+    ),
+    acquireTimeoutMs: positiveIntFrom(env, `${prefix}_PG_ACQUIRE_TIMEOUT_MS`, defaults.acquireTimeoutMs),
+  };
+}
+
+function resourceLimitsFrom(env: Env): ResourceLimits {
+  const connections = {
+    requestTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    headersTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    keepAliveTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    socketIdleTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_SOCKET_IDLE_TIMEOUT_MS', 60_000),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (connections.headersTimeoutMs > connections.requestTimeoutMs)
+    throw new Error('SHIPYARD_HTTP_HEADERS_TIMEOUT_MS must not exceed SHIPYARD_HTTP_REQUEST_TIMEOUT_MS');
+  return {
+    database: {
+      api: poolLimitsFrom(env, 'SHIPYARD', {
+        statementTimeoutMs: 5_000,
+        idleInTransactionTimeoutMs: 10_000,
+        acquireTimeoutMs: 2_000,
+      }),
+      worker: poolLimitsFrom(env, 'SHIPYARD_WORKER', {
+        statementTimeoutMs: 60_000,
+        idleInTransactionTimeoutMs: 60_000,
+        acquireTimeoutMs: 30_000,
+      }),
+      maintenance: poolLimitsFrom(env, 'SHIPYARD_MAINTENANCE', {
+        statementTimeoutMs: 1_800_000,
+        idleInTransactionTimeoutMs: 600_000,
+        acquireTimeoutMs: 60_000,
+      }),
+    },
+    aggregates: {
+      cacheTtlMs: positiveIntFrom(env, 'SHIPYARD_AGGREGATE_CACHE_TTL_MS', 30_000),
+      concurrentPerTenant: positiveIntFrom(env, 'SHIPYARD_AGGREGATE_CONCURRENCY_PER_TENANT', 2),
+      queueWaitMs: intFrom(env, 'SHIPYARD_AGGREGATE_QUEUE_WAIT_MS', 2_000),
+    },
+    auth: {
+      failuresPerPrefixAndClient: positiveIntFrom(env, 'SHIPYARD_AUTH_FAILURES_PER_PREFIX_AND_CLIENT', 10),
+      failuresPerPrefix: positiveIntFrom(env, 'SHIPYARD_AUTH_FAILURES_PER_PREFIX', 20),
+      failureWindowMs: durationFrom(env, 'SHIPYARD_AUTH_FAILURE_WINDOW', '60s'),
+      concurrentChecks: positiveIntFrom(env, 'SHIPYARD_AUTH_CONCURRENT_CHECKS', 4),
+    },
+    logStreamsPerUser: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_USER', 5),
+    connections,
+  };
+}
+
+// ---- end of resource limits ----
+
 export function loadConfig(env: Env = process.env): Config {
   const pgHost = env.SHIPYARD_PG_HOST ?? '127.0.0.1';
   const pgPort = intFrom(env, 'SHIPYARD_PG_PORT', 5432);
@@ -336,5 +434,6 @@ export function loadConfig(env: Env = process.env): Config {
       tickMs: durationFrom(env, 'SHIPYARD_CRAWL_TICK', '1h'),
     },
     metrics: metricsFrom(env, port),
+    limits: resourceLimitsFrom(env),
   };
 }

@@ -21,4 +21,4 @@ const migrationServices = (config: Config): MigrationServices => ({
 
 /** Knex settings that run this deployment's migrations: the owner role, and what they need. */
 export const migrationConfigFor = (config: Config): Knex.Config =>
-  migrationConfig(config.database.ownerUrl, migrationServices(config));
+  migrationConfig(config.database.ownerUrl, migrationServices(config), config.limits.database.maintenance);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import path from 'node:path';
+import type { PoolSessionLimits } from './pool';
 
 type ConfigObject = Record<string, unknown>;
 
@@ -19,12 +20,20 @@ export interface MigrationServices {
   integrationSecrets(): IntegrationSecrets;
 }
 
-/** Knex settings for migrations, which run as the owner role. */
-export function migrationConfig(ownerUrl: string, services: MigrationServices): Knex.Config {
+/**
+ * Knex settings for migrations, which run as the owner role, under the maintenance limits: long
+ * enough for a data migration, short enough that a stuck one ends rather than holds its locks.
+ */
+export function migrationConfig(ownerUrl: string, services: MigrationServices, limits: PoolSessionLimits): Knex.Config {
   // knex(config) takes `userParams` (knex-builder/Knex.js); its Config type leaves it out.
   const config: Knex.Config & { userParams: { services: MigrationServices } } = {
     client: 'pg',
-    connection: ownerUrl,
+    connection: {
+      connectionString: ownerUrl,
+      statement_timeout: limits.statementTimeoutMs,
+      idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    },
+    acquireConnectionTimeout: limits.acquireTimeoutMs,
     migrations: {
       directory: path.join(__dirname, 'migrations'),
       // Under tsx the sources are .ts; a `npm run build` output has .js.

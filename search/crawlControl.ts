@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { Client as TemporalClient } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client as TemporalClient } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config';
 import type { RecurringWorkflow } from '../core/schedules';
@@ -40,14 +39,24 @@ export interface RecrawlAccepted {
   reset_documents: number;
   reset_repositories: number;
   operation_id: string;
+  /** The tenant's recrawl was already running: `operation_id` is that one's. */
+  already_running?: boolean;
   trigger_error?: string;
 }
+
+/**
+ * One workflow id per tenant: Temporal runs at most one workflow per id at a time, so a tenant
+ * has at most one recrawl running however often it asks, and a later one reuses the id.
+ */
+export const recrawlOperationId = (tenantId: string) => `recrawl-${tenantId}`;
 
 /**
  * POST /admin/recrawl, the spec's steps in order: the reset (documents not indexed, repositories
  * due now) in one transaction under the caller's tenant, then the crawl's start. A reset that
  * fails fails the call (500); a start that fails does not: the reset stands and the hourly tick
- * crawls what it made due, which `trigger_error` says.
+ * crawls what it made due, which `trigger_error` says. While the tenant's recrawl runs, no
+ * second one starts: the call answers with the running one (`already_running`), and what the
+ * running crawl has passed already stays due for the next.
  */
 export async function recrawl(
   temporal: TemporalClient,
@@ -56,20 +65,30 @@ export async function recrawl(
   repositories: string[] | undefined,
 ): Promise<RecrawlAccepted> {
   const reset = await inTenant((trx) => resetForRecrawl(trx, repositories));
-  const operationId = `recrawl-${randomUUID()}`;
-  const triggerError = await startCrawl(temporal, tenantId, operationId).then(
-    () => undefined,
-    (err: Error) => err.message || String(err),
+  const operationId = recrawlOperationId(tenantId);
+  const { alreadyRunning, triggerError }: { alreadyRunning: boolean; triggerError?: string } = await startCrawl(
+    temporal,
+    tenantId,
+    operationId,
+  ).then(
+    () => ({ alreadyRunning: false }),
+    (err: Error) =>
+      err instanceof WorkflowExecutionAlreadyStartedError
+        ? { alreadyRunning: true }
+        : { alreadyRunning: false, triggerError: err.message || String(err) },
   );
   return {
     message: triggerError
       ? 'Recrawl reset committed; the crawl could not be started and will run at the next scheduled tick'
-      : 'Recrawl started',
+      : alreadyRunning
+        ? 'Recrawl already running; reset committed, and what that crawl has passed is crawled by the next'
+        : 'Recrawl started',
     scope: repositories ? 'filtered' : 'tenant',
     ...(repositories && { repositories }),
     reset_documents: reset.documents,
     reset_repositories: reset.repositories,
     operation_id: operationId,
+    ...(alreadyRunning && { already_running: true }),
     ...(triggerError && { trigger_error: triggerError }),
   };
 }

@@ -147,7 +147,10 @@ export interface OutboxBacklog {
   oldest_pending_seconds: number | null;
 }
 
-/** The caller's tenant's share of the outbox (row-level security scopes it). */
+/**
+ * The outbox's backlog as `db` sees it: in a tenant's transaction, that tenant's rows alone
+ * (row-level security scopes them); through the system role, every tenant's.
+ */
 export async function outboxBacklog(db: Knex): Promise<OutboxBacklog> {
   const { rows } = await db.raw<{ rows: { queue_size: number; oldest: number | null }[] }>(
     `select count(*)::int as queue_size, extract(epoch from now() - min(created_at))::float8 as oldest

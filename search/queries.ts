@@ -33,7 +33,6 @@ export interface SearchResult {
   title: string;
   /** The best matching passage, HTML-escaped, matches in `<mark>`; else the description's start. */
   snippet: string | null;
-  score: number;
   type: string | null;
   lifecycle: string | null;
   owner: string | null;
@@ -189,7 +188,9 @@ export class TenantSearch {
       // Before the first drain created the indices, there is simply nothing to find.
       .search<SearchDocument>({ index, ignore_unavailable: true, allow_no_indices: true, ...body })
       .catch(unavailable);
-    const results = response.hits.hits.map(({ _id, _score, _source, highlight }) => {
+    // No score: the engine's BM25 figures come from statistics over every tenant's documents, so
+    // they would tell a tenant about the others' words. The order alone is what callers get.
+    const results = response.hits.hits.map(({ _id, _source, highlight }) => {
       const document = _source!;
       return {
         collection: document.collection,
@@ -197,7 +198,6 @@ export class TenantSearch {
         key: document.key,
         title: document.title,
         snippet: snippetOf(document, highlight),
-        score: _score ?? 0,
         type: document.type,
         lifecycle: document.lifecycle,
         owner: document.owner,

@@ -17,8 +17,9 @@ export function createWorkerClients(
   config: Config,
   { poolMax = config.database.poolMax, logger }: { poolMax?: number; logger?: Logger } = {},
 ): WorkerClients {
-  const db = createPool(config.database.appUrl, poolMax, logger);
-  const system = createPool(config.database.systemUrl, 2, logger);
+  const limits = config.limits.database.worker;
+  const db = createPool(config.database.appUrl, poolMax, { limits, logger });
+  const system = createPool(config.database.systemUrl, 2, { limits, logger });
   const search = createSearchEngine(config);
   // Parsed once per worker process: a bad entry stops the worker's start, naming the entry.
   const egress = createEgressClient(parseEgressAllow(config.egressAllow));

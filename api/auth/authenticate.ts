@@ -5,7 +5,9 @@ import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { sessionPrincipalKey, type CachedUserPrincipal, type SessionPrincipalCache } from './sessionPrincipalCache';
-import { FailureLimiter } from './failureLimiter';
+import { ApiKeyFailureBudget } from './failureLimiter';
+import { KeyedGate } from '../http/keyedGate';
+import type { ResourceLimits } from '../../core/config';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../core/auth/permissions';
 import type { Principal } from '../../core/auth/principal';
 import type { SessionClaims, SessionVerifier } from '../../core/auth/sessionTokens';
@@ -58,22 +60,30 @@ export interface AuthenticatorDeps {
   logger: Logger;
   /** The platform tenant's slug or id (config.platformTenant). */
   platformTenant: string;
+  /** Failure budgets and the cap on concurrent bcrypt checks (config.limits.auth). */
+  limits: ResourceLimits['auth'];
 }
 
 /** How often a key's last_used is written at most (per process; the SQL also guards). */
 const LAST_USED_INTERVAL_MS = 60_000;
-/** Failed API-key validations allowed per key prefix and client in a window, before 429s. */
-const MAX_FAILED_VALIDATIONS = 10;
-const FAILED_VALIDATION_WINDOW_MS = 60_000;
+/** How long a check waits for one of the process's bcrypt slots before a 503. */
+const CHECK_WAIT_MS = 1_000;
+/** The one key of the bcrypt gate: its cap is the process's, whoever's key is checked. */
+const EVERY_CHECK = 'bcrypt';
 /** How long a missing platform tenant is believed missing. */
 const PLATFORM_TENANT_RETRY_MS = 60_000;
 
 export class Authenticator {
   private readonly lastUseRecorded = new Map<string, number>();
-  private readonly failedValidations = new FailureLimiter(MAX_FAILED_VALIDATIONS, FAILED_VALIDATION_WINDOW_MS);
+  private readonly failedValidations: ApiKeyFailureBudget;
+  /** bcrypt checks running in this process, whichever key or client they are for. */
+  private readonly checks: KeyedGate;
   private platformTenantLookup?: { id: string | undefined; at: number };
 
-  constructor(private readonly deps: AuthenticatorDeps) {}
+  constructor(private readonly deps: AuthenticatorDeps) {
+    this.failedValidations = new ApiKeyFailureBudget(deps.limits);
+    this.checks = new KeyedGate(deps.limits.concurrentChecks);
+  }
 
   /**
    * Verifies the bearer token for a route's access level. Every failure is the same 401, but
@@ -114,20 +124,33 @@ export class Authenticator {
 
   /**
    * The active key whose bcrypt hash matches the token, looked up by its prefix. Runs only on
-   * a cache miss; bcrypt runs natively off the event loop.
+   * a cache miss; bcrypt runs natively off the event loop, at most `concurrentChecks` at once
+   * in the process (past that a check waits a moment, then is a 503: the process is busy, not
+   * the caller at fault).
    */
   private async verifyApiKey(token: string, client: string): Promise<CachedApiKey | undefined> {
     const prefix = apiKeyLookupPrefix(token);
-    const limited = `${prefix}|${client}`;
-    const retryAfterMs = this.failedValidations.retryAfterMs(limited);
+    const retryAfterMs = this.failedValidations.retryAfterMs(prefix, client);
     if (retryAfterMs > 0) {
       throw new ApiError('RATE_LIMITED', 'Too many failed authentications; try again later', [], {
         'retry-after': String(Math.ceil(retryAfterMs / 1000)),
       });
     }
-    const key = await this.matchApiKey(token, prefix);
-    if (!key) this.failedValidations.recordFailure(limited);
-    return key;
+    const forgive = this.failedValidations.charge(prefix, client);
+    const release = await this.checks.enter(EVERY_CHECK, CHECK_WAIT_MS);
+    if (!release) {
+      forgive();
+      throw new ApiError('SERVICE_UNAVAILABLE', 'Too many authentications under way; try again shortly', [], {
+        'retry-after': '1',
+      });
+    }
+    try {
+      const key = await this.matchApiKey(token, prefix);
+      if (key) forgive();
+      return key;
+    } finally {
+      release();
+    }
   }
 
   private async matchApiKey(token: string, prefix: string): Promise<CachedApiKey | undefined> {

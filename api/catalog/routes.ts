@@ -1,8 +1,9 @@
 import { changeEntity, createEntity, findEntity, removeEntity } from '../../core/catalog/entityCommands';
 import { countEntities, countZombies, listEntities, listZombies } from '../../core/catalog/entityListStore';
 import { selectedFields, tagList } from '../../core/catalog/entityRules';
-import { entityCounts } from '../../core/catalog/statsStore';
+import { cachedEntityCounts } from './statsRoutes';
 import { notFound } from '../../core/errors';
+import { aggregateLimitedResponse } from '../http/aggregateReads';
 import { readShapeAKeysetPage, shapeAKeysetWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { entityDetailRoutes } from './detailRoutes';
@@ -51,8 +52,12 @@ export const entityRoutes = [
     tag: 'Catalog',
     access: 'catalog:read',
     summary: 'Counts of entities by type, lifecycle and tier (every value, zeros included; unset as `none`)',
-    responses: { 200: { description: 'The counts (the Stats shape)', schema: statsSchema } },
-    handler: ({ db }) => entityCounts(db),
+    responses: {
+      200: { description: 'The counts (the Stats shape)', schema: statsSchema },
+      ...aggregateLimitedResponse,
+    },
+    transaction: 'on-demand',
+    handler: ({ auth, deps, inTenant }) => cachedEntityCounts(deps, auth.tenantId, inTenant),
   }),
   defineRoute({
     method: 'GET',

@@ -9,37 +9,51 @@ import type { RunLogFollowers } from './logFollowers';
 /** Lines read per query while catching up; the socket's buffer paces the reads beyond that. */
 const LINES_PER_READ = 500;
 
+/** Open streams per holder: `tenant:<id>` and `user:<tenant id>:<user id>`. */
 const openStreams = new Map<string, number>();
 
+/** A holder of streams and how many it may hold at once. */
+interface StreamBudget {
+  key: string;
+  cap: number;
+  /** Who is over it, for the refusal's message. */
+  holder: string;
+}
+
 /**
- * Counts a new stream of `tenantId`, or refuses it when the tenant already holds `cap` in this
- * API process (`SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT`). Each open stream is a socket and a
- * subscription, not a database connection.
+ * Counts a new stream against every budget (its tenant's, `SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT`,
+ * and its user's, `SHIPYARD_FORGE_LOG_STREAMS_PER_USER`, in this API process), or refuses it
+ * when one is full: one user cannot hold every stream of the tenant. Each open stream is a
+ * socket and a subscription, not a database connection.
  */
-function admitStream(tenantId: string, cap: number): () => void {
-  const open = openStreams.get(tenantId) ?? 0;
-  if (open >= cap) {
+function admitStream(budgets: StreamBudget[]): () => void {
+  const full = budgets.find(({ key, cap }) => (openStreams.get(key) ?? 0) >= cap);
+  if (full) {
     throw new ApiError(
       'RATE_LIMITED',
-      `At most ${cap} log streams may be open at once; close one or try again later`,
+      `At most ${full.cap} log streams may be open at once per ${full.holder}; close one or try again later`,
       [],
       { 'Retry-After': '10' },
     );
   }
-  openStreams.set(tenantId, open + 1);
+  for (const { key } of budgets) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    const left = (openStreams.get(tenantId) ?? 1) - 1;
-    if (left) openStreams.set(tenantId, left);
-    else openStreams.delete(tenantId);
+    for (const { key } of budgets) {
+      const left = (openStreams.get(key) ?? 1) - 1;
+      if (left) openStreams.set(key, left);
+      else openStreams.delete(key);
+    }
   };
 }
 
 /** The stream a client follows: whose run, from after which line, until `closed` resolves. */
 export interface FollowedLog {
   tenantId: string;
+  /** Whose stream it is (an API key's creator for a key). */
+  userId: string;
   runId: string;
   /** The last line the client has (0: none). */
   afterId: number;
@@ -47,6 +61,8 @@ export interface FollowedLog {
   closed: Promise<void>;
   /** Open streams a tenant may hold in this process. */
   streamsPerTenant: number;
+  /** Open streams one user may hold in this process. */
+  streamsPerUser: number;
 }
 
 /**
@@ -61,9 +77,12 @@ export interface FollowedLog {
 export async function openRunLogStream(
   db: Knex,
   followers: RunLogFollowers,
-  { tenantId, runId, afterId, closed, streamsPerTenant }: FollowedLog,
+  { tenantId, userId, runId, afterId, closed, streamsPerTenant, streamsPerUser }: FollowedLog,
 ): Promise<PassThrough | undefined> {
-  const release = admitStream(tenantId, streamsPerTenant);
+  const release = admitStream([
+    { key: `tenant:${tenantId}`, cap: streamsPerTenant, holder: 'tenant' },
+    { key: `user:${tenantId}:${userId}`, cap: streamsPerUser, holder: 'user' },
+  ]);
   let open = true;
   let changed = false;
   let wakeUp = () => {};

@@ -13,6 +13,7 @@ import {
   shapeDPage,
   shapeDWindow,
 } from '../http/pagination';
+import { aggregateLimitedResponse } from '../http/aggregateReads';
 import { defineRoute, linksTo } from '../http/route';
 import { runLogFollowers } from './logFollowers';
 import { openRunLogStream } from './logStream';
@@ -167,10 +168,11 @@ export const runRoutes = [
           '(its id as the event id), then one `end` event `{status}` when the run has finished; ' +
           '`limit` and `cursor` do not apply. A client reconnecting with Last-Event-ID (the id of the last ' +
           'line it received, which EventSource sends by itself) resumes after that line. Each API process ' +
-          'allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (default 20) open streams per tenant; one more is ' +
-          'a 429 with Retry-After.',
+          'allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (default 20) open streams per tenant and ' +
+          'SHIPYARD_FORGE_LOG_STREAMS_PER_USER (default 5) per user; one more is a 429 with Retry-After.',
         schema: logPageSchema,
       },
+      429: { description: 'The tenant or the user already holds its limit of open log streams' },
     },
     handler: async ({ auth, params, query, deps, ctx, inTenant }) => {
       const window = shapeDWindow(query);
@@ -189,10 +191,12 @@ export const runRoutes = [
       }
       const stream = await openRunLogStream(deps.db, runLogFollowers(deps.changes), {
         tenantId: auth.tenantId,
+        userId: auth.userId,
         runId: params.runId,
         afterId: lastEventId(ctx.get('last-event-id')),
         closed: endOfStream(ctx.req, deps.stopping.signal),
         streamsPerTenant: deps.config.forge.logStreamsPerTenant,
+        streamsPerUser: deps.config.limits.logStreamsPerUser,
       });
       if (!stream) throw notFound('Run');
       ctx.type = 'text/event-stream';
@@ -208,8 +212,10 @@ export const runRoutes = [
     tag: 'Forge',
     access: 'forge:read',
     summary: 'Runs by status, success rate, and per mold: outcomes and mean duration',
-    responses: { 200: { description: 'Forge statistics', schema: statsSchema } },
-    handler: ({ db }) => runStats(db),
+    responses: { 200: { description: 'Forge statistics', schema: statsSchema }, ...aggregateLimitedResponse },
+    // An aggregate over every run: cached and bounded per tenant like the catalog's statistics.
+    transaction: 'on-demand',
+    handler: ({ auth, deps, inTenant }) => deps.aggregates.read(auth.tenantId, 'forge-runs', () => inTenant(runStats)),
   }),
   ...DECISION_KINDS.map((decision) =>
     defineRoute({

@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Context, Middleware } from 'koa';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../../core/errors';
+import { databaseBusy } from '../../db/pool';
 
 /** The one error body every endpoint returns (`#/components/schemas/Error` in OpenAPI). */
 export const errorEnvelopeSchema = {
@@ -55,10 +56,24 @@ function refuseUnanswered(ctx: Context): void {
   if (ctx.status === 404 || ctx.status === 501) throw new ApiError('NOT_FOUND', 'No such endpoint');
 }
 
+/** Seconds a client is asked to wait when the database had no room for its request. */
+const DATABASE_BUSY_RETRY_AFTER_S = 2;
+
+/** A busy database (no free connection, a statement over its time) as the 503 it is, else null. */
+function busyDatabaseError(err: unknown): ApiError | null {
+  const busy = databaseBusy(err);
+  if (!busy) return null;
+  const message =
+    busy === 'no-connection'
+      ? 'The service is busy: no database connection came free in time; retry shortly'
+      : 'The request took longer than the database allows; retry shortly';
+  return new ApiError('SERVICE_UNAVAILABLE', message, [], { 'Retry-After': String(DATABASE_BUSY_RETRY_AFTER_S) });
+}
+
 /**
  * Catches everything thrown below it, and answers what nothing below answered. ApiErrors keep
- * their code; anything else is a 500 whose body says nothing about the cause (no stack, no
- * SQL) while the log keeps the full error.
+ * their code; a busy database is a 503 with Retry-After; anything else is a 500 whose body
+ * says nothing about the cause (no stack, no SQL) while the log keeps the full error.
  */
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
@@ -66,7 +81,9 @@ export function errorHandler(): Middleware {
       await next();
       refuseUnanswered(ctx);
     } catch (err) {
-      const apiError = err instanceof ApiError ? err : null;
+      const busy = err instanceof ApiError ? null : busyDatabaseError(err);
+      if (busy) ctx.state.log?.warn({ err }, 'database busy');
+      const apiError = err instanceof ApiError ? err : busy;
       if (!apiError) ctx.state.log?.error({ err }, 'unhandled error');
       const code: ErrorCode = apiError?.code ?? 'INTERNAL';
       ctx.status = ERROR_STATUS[code];

@@ -41,6 +41,26 @@ function linkObjects(from: RouteDefinition, links: ResponseLink[], routeKeys: Se
   );
 }
 
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/**
+ * Every route past authentication uses the database and may check an API key, so any of them
+ * may find the service busy: the 503 it then answers (api/http/errorHandler.ts,
+ * api/auth/authenticate.ts), beside whatever 503 the route itself declares.
+ */
+function serviceUnavailable(route: RouteDefinition) {
+  const busy =
+    'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
+  const own = route.responses[503]?.description;
+  return {
+    description: own ? `${own}; or: ${busy.charAt(0).toLowerCase()}${busy.slice(1)}` : busy,
+    headers: {
+      'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+    },
+    content: errorContent,
+  };
+}
+
 function operation(route: RouteDefinition, routeKeys: Set<string>) {
   const responses = Object.fromEntries(
     Object.entries(route.responses).map(([status, { description, schema, contentType, links }]) => [
@@ -69,10 +89,8 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
     }),
     responses: {
       ...responses,
-      default: {
-        description: 'Any error, in the one envelope every endpoint uses',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
+      ...(route.access !== 'public' && { 503: serviceUnavailable(route) }),
+      default: { description: 'Any error, in the one envelope every endpoint uses', content: errorContent },
     },
   };
 }

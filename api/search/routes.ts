@@ -106,9 +106,16 @@ export const searchRoutes = [
     path: '/indexing/status',
     tag: 'Search',
     access: 'catalog:read',
-    summary: "The tenant's search indexing backlog: writes not yet searchable and the age of the oldest",
-    responses: { 200: { description: '`{status, queue_size, oldest_pending_seconds}`', schema: indexingStatusSchema } },
-    handler: ({ db }) => outboxBacklog(db),
+    summary:
+      "The tenant's search indexing backlog: its writes not yet searchable and the age of the oldest. A platform operator also gets every tenant's together (`platform`)",
+    responses: {
+      200: { description: '`{status, queue_size, oldest_pending_seconds, platform?}`', schema: indexingStatusSchema },
+    },
+    handler: async ({ auth, db, deps }) => ({
+      ...(await outboxBacklog(db)),
+      // The shared queue is the platform's business: a tenant learns nothing of others' writes.
+      ...(auth.operator && { platform: await outboxBacklog(deps.system) }),
+    }),
   }),
   defineRoute({
     method: 'POST',
@@ -173,7 +180,7 @@ export const searchRoutes = [
     access: 'admin:write',
     transaction: 'on-demand',
     summary:
-      "Forces the tenant's documentation (all of it, or that of the named repositories) to be fetched again: marks its documents not indexed and its repositories due, in one transaction, then starts a crawl (a Temporal workflow on the search pool, `operation_id`). 202 even when starting the crawl fails (`trigger_error`; the hourly tick picks it up). Body at most 64 KiB, at most 500 names of at most 255 characters",
+      "Forces the tenant's documentation (all of it, or that of the named repositories) to be fetched again: marks its documents not indexed and its repositories due, in one transaction, then starts a crawl (a Temporal workflow on the search pool, `operation_id`). One per tenant at a time: while one runs, the call answers with it (`already_running`). 202 even when starting the crawl fails (`trigger_error`; the hourly tick picks it up). Body at most 64 KiB, at most 500 names of at most 255 characters",
     body: recrawlBody,
     optionalBody: true,
     responses: { 202: { description: 'Reset committed', schema: recrawlAcceptedSchema } },

@@ -9,18 +9,30 @@ import { shapeAPageSchema } from '../teams/schemas';
 // Response schemas of the search endpoints (api/search/routes.ts).
 
 /** GET /indexing/status: the tenant's search backlog (the outbox). */
+const backlogProperties = {
+  status: {
+    type: 'string',
+    enum: ['current', 'indexing', 'stalled'],
+    description:
+      '`current`: every write is in the index; `indexing`: writes are on their way; `stalled`: the oldest has waited over a minute (the search engine is unreachable; nothing is lost, the backlog drains when it returns)',
+  },
+  queue_size: { type: 'integer', description: 'Writes not yet in the search index' },
+  oldest_pending_seconds: { type: ['number', 'null'], description: 'Age of the oldest of them; null when none' },
+} as const;
+
 export const indexingStatusSchema = {
   type: 'object',
+  description: "The caller's tenant's writes only",
   required: ['status', 'queue_size', 'oldest_pending_seconds'],
   properties: {
-    status: {
-      type: 'string',
-      enum: ['current', 'indexing', 'stalled'],
-      description:
-        '`current`: every write is in the index; `indexing`: writes are on their way; `stalled`: the oldest has waited over a minute (the search engine is unreachable; nothing is lost, the backlog drains when it returns)',
+    ...backlogProperties,
+    platform: {
+      type: 'object',
+      description: "Every tenant's writes together: shown to platform operators only",
+      required: ['status', 'queue_size', 'oldest_pending_seconds'],
+      properties: backlogProperties,
+      additionalProperties: false,
     },
-    queue_size: { type: 'integer', description: 'Writes not yet in the search index' },
-    oldest_pending_seconds: { type: ['number', 'null'], description: 'Age of the oldest of them; null when none' },
   },
   additionalProperties: false,
 } as const;
@@ -45,14 +57,15 @@ const nullableString = { type: ['string', 'null'] } as const;
 
 const searchResultSchema = {
   type: 'object',
-  required: ['collection', 'id', 'key', 'title', 'snippet', 'score', 'type', 'lifecycle', 'owner', 'tags'],
+  description:
+    'Results come best first. No relevance score is given: the engine computes it from statistics over every tenant, so it is not the tenant’s to see (docs/limits.md, Search)',
+  required: ['collection', 'id', 'key', 'title', 'snippet', 'type', 'lifecycle', 'owner', 'tags'],
   properties: {
     collection: { type: 'string', enum: SEARCH_COLLECTIONS },
     id: { type: 'string' },
     key: { type: 'string', description: "The document's handle: a service_id, a slug, an email" },
     title: { type: 'string' },
     snippet: { ...nullableString, description: 'HTML-escaped; matches wrapped in <mark>' },
-    score: { type: 'number' },
     type: nullableString,
     lifecycle: nullableString,
     owner: nullableString,
@@ -267,7 +280,15 @@ export const recrawlAcceptedSchema = {
     repositories: { type: 'array', items: { type: 'string' }, description: 'Echoed when the scope is filtered' },
     reset_documents: { type: 'integer', description: 'Documents flipped from indexed to not indexed' },
     reset_repositories: { type: 'integer', description: 'Repositories made due now' },
-    operation_id: { type: 'string', pattern: '^recrawl-', description: 'The crawl workflow id (Temporal UI)' },
+    operation_id: {
+      type: 'string',
+      pattern: '^recrawl-',
+      description: "The crawl workflow id (Temporal UI): one per tenant, the running one's while it runs",
+    },
+    already_running: {
+      type: 'boolean',
+      description: "The tenant's recrawl was already running: no second one was started; `operation_id` is that one's",
+    },
     trigger_error: {
       type: 'string',
       description: 'Starting the crawl failed: the reset stands, and the hourly tick crawls it',

@@ -34,8 +34,9 @@ export async function issueDevToken(
   config: Config,
   request: DevTokenRequest,
 ): Promise<{ token: string; tenantId: string; userId: string }> {
-  const app = createPool(config.database.appUrl, 1);
-  const system = createPool(config.database.systemUrl, 1);
+  const limits = config.limits.database.maintenance;
+  const app = createPool(config.database.appUrl, 1, { limits });
+  const system = createPool(config.database.systemUrl, 1, { limits });
   try {
     const tenantId =
       request.createTenant === false

@@ -220,9 +220,10 @@ async function insertBatch(
 export async function seedCatalog(config: Config, request: SeedRequest): Promise<SeedResult> {
   const started = Date.now();
   const teams = request.teams ?? Math.max(10, Math.ceil(request.entities / 2000));
-  const app = createPool(config.database.appUrl, 2);
-  const system = createPool(config.database.systemUrl, 1);
-  const owner = createPool(config.database.ownerUrl, 1);
+  const limits = config.limits.database.maintenance;
+  const app = createPool(config.database.appUrl, 2, { limits });
+  const system = createPool(config.database.systemUrl, 1, { limits });
+  const owner = createPool(config.database.ownerUrl, 1, { limits });
   try {
     const tenantId = await ensureTenant(app, system, request.tenant);
     await withTenant(app, tenantId, (trx) => insertTeams(trx, tenantId, teams));

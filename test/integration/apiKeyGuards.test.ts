@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { API_KEY_LOOKUP_LENGTH } from '../../core/auth/tokens';
 import { bearer, callApi, jsonOf, sessionToken, startApi, type TestApi } from '../support/harness';
 
@@ -74,4 +75,34 @@ describe('failed validations are rate-limited per key prefix and client', () => 
     expect((await fetch(`${api.url}/api/v1/me`, { headers: bearer(other) })).status).toBe(401);
     expect((await ok()).status).toBe(200);
   });
+});
+
+describe('a prefix has one failure budget across every client address', () => {
+  /** A GET /me from the loopback address `from` (any of 127.0.0.0/8 reaches the server). */
+  const meFrom = (from: string, token: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${api.url}/api/v1/me`, { localAddress: from, headers: bearer(token) }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  test('60 wrong tries sent at once from 3 addresses: at most SHIPYARD_AUTH_FAILURES_PER_PREFIX (20) are judged (401, one bcrypt each), the rest are 429 before any compare', async () => {
+    const key = await newKey(admin.token, ['catalog:read']);
+    const prefix = key.body.token.slice(0, API_KEY_LOOKUP_LENGTH);
+    // Distinct tokens, so the key cache cannot fold them into one validation.
+    const guesses = Array.from({ length: 60 }, (_, i) =>
+      meFrom(`127.0.0.${1 + (i % 3)}`, (prefix + randomUUID().replace(/-/g, '') + 'x'.repeat(80)).slice(0, 80)),
+    );
+    const statuses = await Promise.all(guesses);
+    const judged = statuses.filter((status) => status === 401).length;
+    expect(statuses.filter((status) => status !== 401 && status !== 429 && status !== 503)).toEqual([]);
+    expect(judged).toBeGreaterThan(0);
+    expect(judged).toBeLessThanOrEqual(api.deps.config.limits.auth.failuresPerPrefix);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(
+      60 - api.deps.config.limits.auth.failuresPerPrefix,
+    );
+  }, 30_000);
 });

@@ -4,13 +4,14 @@ import { appendLogs, listLogs, markRun, markStep } from '../../core/forge/runSto
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
 import { useForgeSuite } from '../support/forgeRuns';
-import { bearer, testConfig, type TestApi } from '../support/harness';
+import { bearer, sessionToken, testConfig, type TestApi } from '../support/harness';
 import { until } from '../support/processes';
 
 // Run logs: appends, pages and the server-sent event stream.
 
-/** The suite's API runs with the configured (default) cap. */
+/** The suite's API runs with the configured (default) caps. */
 const STREAM_CAP = testConfig().forge.logStreamsPerTenant;
+const USER_STREAM_CAP = testConfig().limits.logStreamsPerUser;
 
 const forge = useForgeSuite();
 const { call, createMold, startRun, storeRunWithoutWorkflow, waitForGate } = forge;
@@ -51,11 +52,20 @@ async function* sseEvents(res: Response): AsyncGenerator<SseEvent> {
   }
 }
 
-const follow = (runId: string, signal?: AbortSignal, headers: Record<string, string> = {}) =>
+const follow = (runId: string, signal?: AbortSignal, headers: Record<string, string> = {}, token = writer) =>
   fetch(`${api.url}/api/v1/forge/runs/${runId}/logs?follow=true`, {
-    headers: { ...bearer(writer), ...headers },
+    headers: { ...bearer(token), ...headers },
     signal,
   });
+
+/** Tokens of `count` readers of the writer's tenant, each a user of its own. */
+const readers = (count: number) =>
+  Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const email = `reader-${i}@streams.test`;
+      return (await sessionToken({ tenant: writerTenantId, email, roles: ['viewer'] })).token;
+    }),
+  );
 
 const appendOutside = (runId: string, message: string) =>
   withTenant(outside, writerTenantId, (trx) => appendLogs(trx, writerTenantId, runId, [{ message }]));
@@ -253,23 +263,46 @@ describe('logs', () => {
 
   test(`a tenant holds at most SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (${STREAM_CAP}) streams at once: one more is a 429 with Retry-After; closing one admits another`, async () => {
     const runId = await storeRunWithoutWorkflow();
+    // Users enough to fill the tenant's budget without any of them reaching their own.
+    const tokens = await readers(Math.ceil(STREAM_CAP / (USER_STREAM_CAP - 1)) + 1);
+    const tokenOf = (i: number) => tokens[i % tokens.length];
     const clients = Array.from({ length: STREAM_CAP + 1 }, () => new AbortController());
     try {
-      const open = await Promise.all(clients.slice(0, -1).map((client) => follow(runId, client.signal)));
+      const open = await Promise.all(
+        clients.slice(0, -1).map((client, i) => follow(runId, client.signal, {}, tokenOf(i))),
+      );
       expect(open.map((res) => res.status)).toEqual(Array(STREAM_CAP).fill(200));
-      const refused = await follow(runId);
+      const refused = await follow(runId, undefined, {}, tokenOf(STREAM_CAP));
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
 
       clients[0].abort();
       const admitted = await until('a stream admitted after one closed', 10, async () => {
-        const res = await follow(runId, clients.at(-1)!.signal);
+        const res = await follow(runId, clients.at(-1)!.signal, {}, tokenOf(STREAM_CAP));
         if (res.status === 200) return res;
         await res.body?.cancel();
         return undefined;
       });
       expect(admitted.status).toBe(200);
+    } finally {
+      clients.forEach((client) => client.abort());
+    }
+  }, 30_000);
+
+  test(`one user holds at most SHIPYARD_FORGE_LOG_STREAMS_PER_USER (${USER_STREAM_CAP}) streams: one more is a 429 naming the user's limit, while another user of the tenant is still admitted`, async () => {
+    const runId = await storeRunWithoutWorkflow();
+    const [mine, theirs] = await readers(2);
+    const clients = Array.from({ length: USER_STREAM_CAP + 1 }, () => new AbortController());
+    try {
+      const open = await Promise.all(clients.slice(0, -1).map((client) => follow(runId, client.signal, {}, mine)));
+      expect(open.map((res) => res.status)).toEqual(Array(USER_STREAM_CAP).fill(200));
+      const refused = await follow(runId, undefined, {}, mine);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/per user/);
+      const other = await follow(runId, clients.at(-1)!.signal, {}, theirs);
+      expect(other.status).toBe(200);
     } finally {
       clients.forEach((client) => client.abort());
     }

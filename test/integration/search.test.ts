@@ -19,6 +19,24 @@ const word = () => `zq${[...randomBytes(8)].map((byte) => String.fromCharCode(97
 const search = async (query: string, token = suite.adminA.token) => call(token, 'GET', `/search?${query}`);
 
 describe('tenant filtering', () => {
+  test("another tenant writing the same word changes nothing in a tenant's /search answer (but the engine's time)", async () => {
+    const shared = word();
+    await createEntity({ name: `${shared} ledger`, description: `The ${shared} books`, tags: ['finance'] });
+    await drainAll();
+    const answer = async () => {
+      const found = await search(`q=${shared}`);
+      expect(found.status).toBe(200);
+      const { took, ...rest } = found.body;
+      expect(typeof took).toBe('number');
+      return rest;
+    };
+    const before = await answer();
+    for (const part of ['billing', 'invoices', 'payouts', 'refunds', 'taxes'])
+      await createEntity({ name: `${shared} ${part}`, description: `${shared} ${shared}` }, suite.adminB.token);
+    await drainAll();
+    expect(await answer()).toEqual(before);
+  });
+
   test("no search path returns another tenant's documents", async () => {
     const shared = word();
     const ours = await createEntity({ name: `${shared} ledger` });

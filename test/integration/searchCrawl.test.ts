@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import type { CrawlResult } from '../../search/crawl';
 import { CRAWL_TICK_SCHEDULE_ID } from '../../search/crawl';
@@ -9,6 +11,7 @@ import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceH
 import { callApi, sessionToken, startApi, startWorkers, testDeps, type TestWorkers } from '../support/harness';
 import { until } from '../support/processes';
 import { useSearchIndex } from '../support/searchIndex';
+import { FAKES_HOST } from '../support/testEnv';
 
 // The documentation crawler against a local fake of the source host, with the real search
 // worker, engine and database: repositories listed, READMEs and docs/ indexed by content hash,
@@ -318,6 +321,41 @@ describe('POST /admin/recrawl', () => {
       (await call(suite.adminB.token, 'GET', '/repositories?show_forks=true&show_archived=true')).body.repositories,
     ).toEqual([]);
     expect((await call(suite.adminB.token, 'GET', '/search?q=settlement')).body.total).toBe(0);
+  }, 60_000);
+
+  test('one recrawl per tenant at a time: a second call while it runs answers 202 with the running operation_id', async () => {
+    // A source host that accepts and never answers: the tenant's crawl runs until it is ended here.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, FAKES_HOST, resolve));
+    const admin = await sessionToken({
+      tenant: `recrawl-once-${suite.run}`,
+      email: 'admin@once.test',
+      roles: ['admin'],
+    });
+    const integration = await call(admin.token, 'POST', '/integrations', {
+      name: 'silent host',
+      type: 'vcs-host-a',
+      config: { base_url: `http://${FAKES_HOST}:${(silent.address() as AddressInfo).port}`, token: 'silent' },
+    });
+    expect(integration.status).toBe(201);
+    const first = await call(admin.token, 'POST', '/admin/recrawl');
+    try {
+      const second = await call(admin.token, 'POST', '/admin/recrawl');
+      expect(first).toMatchObject({ status: 202, body: { message: 'Recrawl started' } });
+      expect(first.body).not.toHaveProperty('already_running');
+      expect(second).toMatchObject({
+        status: 202,
+        body: { operation_id: first.body.operation_id, already_running: true },
+      });
+      // Another tenant's recrawl is its own operation.
+      const other = await call(suite.adminB.token, 'POST', '/admin/recrawl');
+      expect(other.body.operation_id).not.toBe(first.body.operation_id);
+      await suite.api.deps.temporal.workflow.getHandle(other.body.operation_id).result();
+    } finally {
+      await suite.api.deps.temporal.workflow.getHandle(first.body.operation_id).terminate('test over');
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   }, 60_000);
 });
 

@@ -7,7 +7,7 @@ import { drainOutboxBatch, OutboxDrain } from '../../search/outbox';
 import { withTenant } from '../../db/tenancy';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { useSearchIndex } from '../support/searchIndex';
-import { testConfig } from '../support/harness';
+import { sessionToken, testConfig } from '../support/harness';
 import { until } from '../support/processes';
 
 // The search outbox on the real engine: every write adds a row in its own transaction, the
@@ -27,6 +27,32 @@ beforeAll(() => {
 afterAll(() => downEngine.client.close());
 
 const status = async (token: string) => (await call(token, 'GET', '/indexing/status')).body;
+
+describe('/indexing/status', () => {
+  test("a tenant sees its own backlog only; a platform operator also sees every tenant's together", async () => {
+    const operator = await sessionToken({
+      tenant: suite.api.deps.config.platformTenant,
+      email: `ops-${suite.run}@platform.test`,
+      roles: ['admin'],
+    });
+    // Each caller's first request records its user (a searchable write): made before the drain.
+    for (const token of [suite.adminA.token, suite.adminB.token, operator.token]) await status(token);
+    await drainAll();
+    for (let i = 0; i < 3; i++) await createEntity({ name: uniqueId('Backlog') }, suite.adminB.token);
+
+    const own = await status(suite.adminA.token);
+    expect(own).toEqual({ status: 'current', queue_size: 0, oldest_pending_seconds: null });
+    const ofB = await status(suite.adminB.token);
+    expect(ofB).toMatchObject({ status: 'indexing', queue_size: 3 });
+    expect(ofB).not.toHaveProperty('platform');
+
+    const asOperator = await status(operator.token);
+    expect(asOperator.platform).toMatchObject({ status: 'indexing' });
+    expect(asOperator.platform.queue_size).toBeGreaterThanOrEqual(3);
+    expect(asOperator.platform.oldest_pending_seconds).toBeGreaterThanOrEqual(0);
+    await drainAll();
+  });
+});
 
 describe('the search outbox', () => {
   test("a created entity waits in its tenant's backlog, then is indexed with its tenant", async () => {

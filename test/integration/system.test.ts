@@ -127,7 +127,12 @@ describe('with a pool stopped or Temporal unreachable', () => {
 
 describe('with every connection of the API pool taken by requests', () => {
   test('/system still reports the database up, checked outside the pool, and the pool saturated with requests waiting', async () => {
-    const api = await startApi();
+    // Requests wait in line, and connections are held, as long as the test needs: past the
+    // API's acquire and idle-in-transaction timeouts, which are not what it is about.
+    const config = testConfig();
+    const patient = { ...config.limits.database.api, acquireTimeoutMs: 60_000, idleInTransactionTimeoutMs: 60_000 };
+    const limits = { ...config.limits, database: { ...config.limits.database, api: patient } };
+    const api = await startApi({ deps: await testDeps({ ...config, limits }) });
     const { pool } = api.deps.db.client;
     const max = api.deps.config.database.poolMax;
     const released: (() => void)[] = [];

@@ -142,3 +142,29 @@ test('sandbox, run log and template settings: defaults that work on a dev machin
     /SHIPYARD_FORGE_TEMPLATE_URL_BYTES: not a byte size/,
   );
 });
+
+test('database limits: short for the API, longer for workers and maintenance; each overridable by its variable', () => {
+  const { database } = loadConfig({}).limits;
+  expect(database.api).toEqual({
+    statementTimeoutMs: 5_000,
+    idleInTransactionTimeoutMs: 10_000,
+    acquireTimeoutMs: 2_000,
+  });
+  expect(database.worker.statementTimeoutMs).toBeGreaterThan(database.api.statementTimeoutMs);
+  expect(database.maintenance.statementTimeoutMs).toBeGreaterThan(database.worker.statementTimeoutMs);
+  const tuned = loadConfig({
+    SHIPYARD_PG_STATEMENT_TIMEOUT_MS: '1500',
+    SHIPYARD_WORKER_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: '90000',
+    SHIPYARD_MAINTENANCE_PG_ACQUIRE_TIMEOUT_MS: '5000',
+  }).limits.database;
+  expect(tuned.api.statementTimeoutMs).toBe(1500);
+  expect(tuned.worker.idleInTransactionTimeoutMs).toBe(90_000);
+  expect(tuned.maintenance.acquireTimeoutMs).toBe(5000);
+  expect(() => loadConfig({ SHIPYARD_PG_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/SHIPYARD_PG_STATEMENT_TIMEOUT_MS/);
+});
+
+test('connection timeouts refuse a headers timeout longer than the request timeout', () => {
+  expect(() =>
+    loadConfig({ SHIPYARD_HTTP_REQUEST_TIMEOUT_MS: '1000', SHIPYARD_HTTP_HEADERS_TIMEOUT_MS: '2000' }),
+  ).toThrow(/HEADERS_TIMEOUT/);
+});

@@ -86,3 +86,16 @@ test('the API document builds with every link resolved, and the creating routes 
   expect(linksOf('/admin/teams/{id}/members', 'post', 201)).toEqual(['deleteAdminTeamsIdMembersMemberId']);
   expect(linksOf('/forge/runs', 'post', 201)).toContain('postForgeRunsRunIdCancel');
 });
+
+test('every authenticated operation declares the busy-database 503 with Retry-After, keeping its own 503 reason', () => {
+  const doc = buildOpenApiDocument(withApiReference(apiRoutes));
+  const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods)) as {
+    'x-required-access'?: string;
+    responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
+  }[];
+  const authenticated = operations.filter((op) => op['x-required-access']);
+  expect(authenticated.length).toBeGreaterThan(50);
+  for (const op of authenticated) expect(op.responses['503'].headers).toHaveProperty('Retry-After');
+  const runStart = (doc.paths['/api/v1/forge/runs'] as Record<string, (typeof operations)[0]>).post;
+  expect(runStart.responses['503'].description).toMatch(/^The workflow could not be started.*database connection/);
+});
