@@ -199,14 +199,17 @@ export async function listRuns(trx: Knex, filter: RunFilter, window: OffsetWindo
 }
 
 /** A run's status and workflow; `locked`: with its row locked (a no-key lock, see lockRunForDecision). */
-const runState = statement<{ status: RunStatus; workflow_id: string }, { id: string }, 'locked' | 'unlocked'>(
-  (q, { id }, lock) =>
-    q('runs')
-      .where({ id })
-      .modify((query) => {
-        if (lock === 'locked') query.forNoKeyUpdate();
-      })
-      .first('status', 'workflow_id'),
+const runState = statement<
+  { status: RunStatus; workflow_id: string; created_at: Date },
+  { id: string },
+  'locked' | 'unlocked'
+>((q, { id }, lock) =>
+  q('runs')
+    .where({ id })
+    .modify((query) => {
+      if (lock === 'locked') query.forNoKeyUpdate();
+    })
+    .first('status', 'workflow_id', 'created_at'),
 );
 
 /**
@@ -436,14 +439,20 @@ const awaitingStep = statement<{ position: number }, { runId: string }>((q, { ru
 export async function lockRunForDecision(
   trx: Knex,
   runId: string,
-): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
+): Promise<(RunDecisionState & { workflowId: string; createdAt: Date }) | undefined> {
   const run = await runState.first(trx, { id: runId }, 'locked');
   if (!run) return undefined;
   const [[awaiting], decisions] = await Promise.all([
     awaitingStep.rows(trx, { runId }),
     decisionsOfRun.rows(trx, { runId }),
   ]);
-  return { status: run.status, workflowId: run.workflow_id, awaitingPosition: awaiting?.position ?? null, decisions };
+  return {
+    status: run.status,
+    workflowId: run.workflow_id,
+    createdAt: run.created_at,
+    awaitingPosition: awaiting?.position ?? null,
+    decisions,
+  };
 }
 
 /**
@@ -537,4 +546,56 @@ export async function runStats(trx: Knex) {
 export async function runStatus(trx: Knex, runId: string): Promise<RunStatus | undefined> {
   const run = await runState.first(trx, { id: runId }, 'unlocked');
   return run?.status;
+}
+
+/** A run's parameters, which its actions read by run id (they are not in its workflow's history). */
+export async function runParameters(trx: Knex, runId: string): Promise<Record<string, unknown> | undefined> {
+  const row: { parameters: Record<string, unknown> } | undefined = await trx('runs')
+    .where({ id: runId })
+    .first('parameters');
+  return row?.parameters;
+}
+
+/** An unfinished run, as the reconciliation reads them across tenants (the system role). */
+export interface UnfinishedRun {
+  id: string;
+  tenant_id: string;
+  workflow_id: string;
+  created_at: Date;
+}
+
+/** Up to `limit` unfinished runs of every tenant after `after`, oldest first (keyset on created_at, id). */
+export function unfinishedRuns(
+  system: Knex,
+  after: Pick<UnfinishedRun, 'id' | 'created_at'> | undefined,
+  limit: number,
+): Promise<UnfinishedRun[]> {
+  return system('runs')
+    .whereIn(
+      'status',
+      RUN_STATUSES.filter((status) => !isFinished(status)),
+    )
+    .modify((query) => {
+      if (after) query.whereRaw('(created_at, id) > (?, ?)', [after.created_at, after.id]);
+    })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .limit(limit)
+    .select('id', 'tenant_id', 'workflow_id', 'created_at');
+}
+
+/**
+ * Ends a run whose workflow is gone: failed with `reason` (cancelled when a cancel had been
+ * accepted), the step in progress failed with the same reason and the rest skipped. A run that
+ * has already finished is left as it is. Answers whether the run was ended here.
+ */
+export async function endAbandonedRun(trx: Knex, runId: string, reason: string): Promise<boolean> {
+  let outcome = await markRun(trx, runId, 'failed', reason);
+  if (outcome === 'cancel-accepted') outcome = await markRun(trx, runId, 'cancelled', reason);
+  if (outcome !== 'written') return false;
+  await trx('run_steps')
+    .where({ run_id: runId })
+    .whereIn('status', ['running', 'awaiting_approval'])
+    .update({ status: 'failed', error: reason, finished_at: trx.fn.now() });
+  await markOpenSteps(trx, runId, 0, 'skipped');
+  return true;
 }

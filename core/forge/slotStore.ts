@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import type { SlotKind } from './types';
+
+// SQL of a tenant's share of the forge pool: its limits (config defaults, overridden per tenant
+// in forge_tenant_limits), the slots its runs hold or wait for, and its recent run starts. Every
+// function runs in the tenant's transaction (row-level security keeps it to that tenant).
+
+export interface TenantForgeLimits {
+  runningRuns: number;
+  actionSlots: number;
+  runStartsPerMinute: number;
+}
+
+/** A tenant's override of the defaults; a field left out (or null) takes the configured default. */
+export type TenantForgeLimitsOverride = { [K in keyof TenantForgeLimits]?: number | null };
+
+interface LimitsRow {
+  running_runs: number | null;
+  action_slots: number | null;
+  run_starts_per_minute: number | null;
+}
+
+/** The tenant's limits: its override where it has one, else the configured default. */
+export async function tenantForgeLimits(trx: Knex, defaults: Config['forge']): Promise<TenantForgeLimits> {
+  const row = await trx<LimitsRow>('forge_tenant_limits').first(
+    'running_runs',
+    'action_slots',
+    'run_starts_per_minute',
+  );
+  return {
+    runningRuns: row?.running_runs ?? defaults.runningRunsPerTenant,
+    actionSlots: row?.action_slots ?? defaults.actionSlotsPerTenant,
+    runStartsPerMinute: row?.run_starts_per_minute ?? defaults.runStartsPerMinute,
+  };
+}
+
+/** Sets (or, with null, clears) the tenant's overrides; fields not given keep their value. */
+export async function setTenantForgeLimits(
+  trx: Knex,
+  tenantId: string,
+  override: TenantForgeLimitsOverride,
+): Promise<void> {
+  const columns = {
+    ...(override.runningRuns !== undefined && { running_runs: override.runningRuns }),
+    ...(override.actionSlots !== undefined && { action_slots: override.actionSlots }),
+    ...(override.runStartsPerMinute !== undefined && { run_starts_per_minute: override.runStartsPerMinute }),
+  };
+  await trx('forge_tenant_limits')
+    .insert({ tenant_id: tenantId, ...columns })
+    .onConflict('tenant_id')
+    .merge({ ...columns, updated_at: trx.fn.now() });
+}
+
+/** Advisory-lock class of a tenant's slots and starts (the object: a hash of tenant and purpose). */
+const FORGE_SHARE_LOCK = 0x5_107;
+
+const lockTenantShare = (trx: Knex, tenantId: string, purpose: string) =>
+  trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [FORGE_SHARE_LOCK, `${tenantId}:${purpose}`]);
+
+/**
+ * The start of a run over the tenant's rate, or undefined. Under a lock per tenant, so
+ * concurrent starts count one another; `retryAfterSeconds`: until the oldest start of the last
+ * minute leaves the window.
+ */
+export async function runStartRefusal(
+  trx: Knex,
+  tenantId: string,
+  perMinute: number,
+): Promise<{ retryAfterSeconds: number } | undefined> {
+  await lockTenantShare(trx, tenantId, 'start');
+  const {
+    rows: [window],
+  } = await trx.raw<{ rows: { starts: number; wait: number | null }[] }>(
+    `select count(*)::int as starts,
+            ceil(extract(epoch from min(created_at) + interval '1 minute' - now()))::int as wait
+       from runs where tenant_id = ? and created_at > now() - interval '1 minute'`,
+    [tenantId],
+  );
+  if (window.starts < perMinute) return undefined;
+  return { retryAfterSeconds: Math.max(1, window.wait ?? 1) };
+}
+
+/** Slots counted against a tenant: those of unfinished runs whose lease has not run out. */
+const LIVE_SLOT = `s.tenant_id = :tenantId and s.kind = :kind
+  and (s.expires_at is null or s.expires_at > now())
+  and exists (select from runs r where r.id = s.run_id and r.status in ('pending', 'running', 'awaiting_approval'))`;
+
+export interface SlotRequest {
+  tenantId: string;
+  runId: string;
+  workflowId: string;
+  kind: SlotKind;
+  /** The tenant's limit for this kind. */
+  limit: number;
+  /** How long a granted slot lasts unless given back; undefined: until the run ends. */
+  leaseSeconds?: number;
+  /** How long the request stays queued unless asked again. */
+  waitSeconds: number;
+}
+
+/**
+ * Takes a slot when fewer than `limit` are held and no earlier request of the tenant still
+ * waits for one; else queues the request (or renews its place) and answers false. Asking again
+ * for a slot already granted answers true (a retried local activity). Requests of one tenant
+ * and kind take turns under a lock.
+ */
+export async function acquireSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
+  const { tenantId, runId, kind } = request;
+  await lockTenantShare(trx, tenantId, kind);
+  const {
+    rows: [mine],
+  } = await trx.raw<{ rows: { granted: boolean; requested_at: Date }[] }>(
+    `insert into forge_slots (tenant_id, run_id, kind, workflow_id, expires_at)
+     values (?, ?, ?, ?, now() + make_interval(secs => ?))
+     on conflict (run_id, kind) do update
+       set expires_at = case when forge_slots.granted_at is null then excluded.expires_at else forge_slots.expires_at end
+     returning granted_at is not null as granted, requested_at`,
+    [tenantId, runId, kind, request.workflowId, request.waitSeconds],
+  );
+  if (mine.granted) return true;
+  const {
+    rows: [taken],
+  } = await trx.raw<{ rows: { held: number; ahead: number }[] }>(
+    `select count(*) filter (where s.granted_at is not null)::int as held,
+            count(*) filter (where s.granted_at is null and (s.requested_at, s.run_id) < (:requestedAt, :runId))::int as ahead
+       from forge_slots s where ${LIVE_SLOT} and s.run_id <> :runId`,
+    { tenantId, kind, runId, requestedAt: mine.requested_at },
+  );
+  if (taken.held + taken.ahead >= request.limit) return false;
+  await trx('forge_slots')
+    .where({ run_id: runId, kind })
+    .update({
+      granted_at: trx.fn.now(),
+      expires_at:
+        request.leaseSeconds === undefined ? null : trx.raw('now() + make_interval(secs => ?)', [request.leaseSeconds]),
+    });
+  return true;
+}
+
+/**
+ * Gives the run's slot back (or withdraws its request); answers the workflows of the requests
+ * that may now take a slot, oldest first, so the caller can wake them.
+ */
+export async function releaseSlot(
+  trx: Knex,
+  release: { tenantId: string; runId: string; kind: SlotKind; limit: number },
+): Promise<string[]> {
+  const { tenantId, runId, kind } = release;
+  await lockTenantShare(trx, tenantId, kind);
+  await trx('forge_slots').where({ run_id: runId, kind }).delete();
+  const { rows } = await trx.raw<{ rows: { workflow_id: string }[] }>(
+    `select s.workflow_id from forge_slots s
+      where ${LIVE_SLOT} and s.granted_at is null
+      order by s.requested_at, s.run_id
+      limit greatest(0, :limit - (select count(*) from forge_slots s where ${LIVE_SLOT} and s.granted_at is not null))`,
+    { tenantId, kind, limit: release.limit },
+  );
+  return rows.map((row) => row.workflow_id);
+}
+
+/** Drops every slot and request of a run that has ended without giving them back (reconciliation). */
+export async function dropRunSlots(trx: Knex, runId: string): Promise<void> {
+  await trx('forge_slots').where({ run_id: runId }).delete();
+}
