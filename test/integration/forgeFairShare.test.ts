@@ -1,4 +1,4 @@
-import { acquireSlot } from '../../core/forge/slotStore';
+import { acquireSlot, releaseSlot } from '../../core/forge/slotStore';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
 import { forgeWorkflowId } from '../../core/forge/types';
 import { withTenant } from '../../db/tenancy';
@@ -6,7 +6,10 @@ import { setForgeLimits } from '../../scripts/cli/forgeLimits';
 import { forgeCaller, useForgeSuite } from '../support/forgeRuns';
 import { bearer, sessionToken, testConfig } from '../support/harness';
 import { startTarget, type Target } from '../support/httpTarget';
-import { until } from '../support/processes';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT, until } from '../support/processes';
 
 // Fair sharing of the forge pool through HTTP, with a real forge worker: a tenant's running runs
 // and starts are limited (its own limits, set as an operator does with `shipyard forge-limits`),
@@ -86,6 +89,25 @@ test("starting runs faster than the tenant's rate answers 429 RATE_LIMITED with 
   for (let i = 0; i < 3; i += 1) await other.startRun(otherMold.slug);
 });
 
+test("an operator sets and clears a tenant's limits with `shipyard forge-limits`, which prints the limits in force", async () => {
+  const shipyard = (args: string[]) =>
+    promisify(execFile)(
+      path.join(ROOT, 'scripts', 'shipyard.js'),
+      ['forge-limits', '--tenant', tenantSlug(), ...args],
+      {
+        encoding: 'utf8',
+      },
+    );
+  const defaults = testConfig().forge;
+  expect((await shipyard(['--running-runs', '3', '--run-starts-per-minute', '7'])).stdout).toContain(
+    `3 running runs, ${defaults.actionSlotsPerTenant} concurrent actions, 7 run starts a minute`,
+  );
+  expect((await shipyard(['--running-runs', 'default', '--run-starts-per-minute', 'default'])).stdout).toContain(
+    `${defaults.runningRunsPerTenant} running runs, ${defaults.actionSlotsPerTenant} concurrent actions, ${defaults.runStartsPerMinute} run starts a minute`,
+  );
+  await expect(shipyard(['--running-runs', '0'])).rejects.toMatchObject({ code: 2 });
+}, 30_000);
+
 test('parameters over SHIPYARD_FORGE_PARAMETERS_MAX_BYTES answer 413 naming the limit, and no run is created', async () => {
   const mold = await createMold({ parameters: [{ name: 'blob', type: 'string' }], actions: [] });
   const limit = testConfig().forge.parametersMaxBytes;
@@ -131,21 +153,46 @@ describe('runs whose workflow Temporal closed', () => {
   }, 30_000);
 });
 
-test('an action slot is a lease: one whose holder never gave it back frees itself when it expires', async () => {
-  const [holder, waiter] = [await storeRunWithoutWorkflow(), await storeRunWithoutWorkflow()];
-  const request = (runId: string, leaseSeconds: number) =>
+describe('slots of the forge_slots table', () => {
+  const request = (runId: string, options: { limit?: number; leaseSeconds?: number } = {}) =>
     withTenant(forge.suite.api.deps.db, forge.suite.writerTenantId, (trx) =>
       acquireSlot(trx, {
         tenantId: forge.suite.writerTenantId,
         runId,
         workflowId: forgeWorkflowId(runId),
         kind: 'action',
-        limit: 1,
-        leaseSeconds,
+        limit: options.limit ?? 1,
+        leaseSeconds: options.leaseSeconds ?? 60,
         waitSeconds: 60,
       }),
     );
-  expect(await request(holder, 1)).toBe(true);
-  expect(await request(waiter, 60)).toBe(false);
-  expect(await until('the lease to expire', 10, async () => (await request(waiter, 60)) || undefined)).toBe(true);
+  const release = (runId: string) =>
+    withTenant(forge.suite.api.deps.db, forge.suite.writerTenantId, (trx) =>
+      releaseSlot(trx, { tenantId: forge.suite.writerTenantId, runId, kind: 'action', limit: 1 }),
+    );
+
+  test('requests are served in order: a release names the oldest waiting run, and a later request does not pass it', async () => {
+    const [holder, first, second] = [
+      await storeRunWithoutWorkflow(),
+      await storeRunWithoutWorkflow(),
+      await storeRunWithoutWorkflow(),
+    ];
+    expect(await request(holder)).toBe(true);
+    expect(await request(first)).toBe(false);
+    expect(await request(second)).toBe(false);
+    expect(await release(holder)).toEqual([forgeWorkflowId(first)]);
+    expect(await request(second)).toBe(false);
+    expect(await request(first)).toBe(true);
+    expect(await release(first)).toEqual([forgeWorkflowId(second)]);
+    expect(await request(second)).toBe(true);
+    await release(second);
+  });
+
+  test('an action slot is a lease: one whose holder never gave it back frees itself when it expires', async () => {
+    const [holder, waiter] = [await storeRunWithoutWorkflow(), await storeRunWithoutWorkflow()];
+    expect(await request(holder, { leaseSeconds: 1 })).toBe(true);
+    expect(await request(waiter)).toBe(false);
+    expect(await until('the lease to expire', 10, async () => (await request(waiter)) || undefined)).toBe(true);
+    await release(waiter);
+  });
 });
