@@ -80,7 +80,8 @@ const needsApproval = (step: RunStepSpec) => step.type === 'approval' || step.re
  * position; the cancel signal stops the run wherever it is, cancelling the action in flight.
  * Every state change is written to the database by an activity, so the run record follows the
  * workflow. From version 4 (input.limits), the run first takes one of its tenant's run slots
- * (waiting `pending` until it gets one) and each action one of its action slots; a run waits for
+ * (waiting `pending` until it gets one), which it gives back while it waits for an approval, and
+ * each action one of its action slots; a run waits for
  * a slot here in the workflow, holding no worker, until the run that gives one back signals it
  * or its recheck timer fires.
  */
@@ -154,7 +155,8 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
   // its own step replay the workflow's marks around each action; runs started before it also
   // marked the run's start and end replay the workflow's run marks.
   const versioned = input.version !== undefined;
-  // Version 4 on: the run holds one of its tenant's run slots from its first step to its end.
+  // Version 4 on: the run holds one of its tenant's run slots from its first step to its end,
+  // but for its approval waits.
   if (!limits) return runSteps();
   try {
     return (await takeSlot('run', limits.slotRecheckSeconds)) ? await runSteps() : await cancelRest(0);
@@ -184,6 +186,8 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
       if (needsApproval(step)) {
         await record.markStep({ tenantId, runId, position, status: 'awaiting_approval' });
         await record.markRun({ tenantId, runId, status: 'awaiting_approval' });
+        // Waiting for a person, a run holds no run slot: its tenant's other runs go on meanwhile.
+        if (limits) await giveBack('run');
         await condition(() => decisions.has(position) || cancelledBy !== undefined);
         if (cancelledBy) return cancelRest(position);
         const { kind, by } = decisions.get(position)!;
@@ -198,6 +202,8 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
           await record.markOpenSteps({ tenantId, runId, fromPosition: position + 1, status: 'skipped' });
           return finish('failed', `rejected by ${by.actor}`);
         }
+        // Approved, it queues for a run slot again (still awaiting_approval to its readers).
+        if (limits && !(await takeSlot('run', limits.slotRecheckSeconds))) return cancelRest(position);
         await record.markRun({ tenantId, runId, status: 'running' });
         if (step.type === 'approval') {
           await record.markStep({ tenantId, runId, position, status: 'completed' });

@@ -445,6 +445,22 @@ describe('slots (version 4)', () => {
     expect(runStatuses(rec)).toEqual(['running', 'completed']);
   });
 
+  test('a run waiting for an approval holds no run slot: it gives it back at the wait and queues for one again once approved', async () => {
+    const { input, rec } = runOf([action(0), approval(1), action(2)]);
+    const handle = await start(input);
+    await waitFor('the approval step waiting', () => stepsAt(rec, 1).some((s) => s.status === 'awaiting_approval'));
+    await waitFor('the run slot given back', () => rec.slots.filter((s) => s.kind === 'run').length === 2);
+    await handle.signal(approveSignal, { actor: 'grace', position: 1 });
+    await handle.result();
+    expect(rec.slots.filter((s) => s.kind === 'run').map((s) => s.op)).toEqual([
+      'granted',
+      'release',
+      'granted',
+      'release',
+    ]);
+    expect(runStatuses(rec)).toEqual(['running', 'awaiting_approval', 'running', 'completed']);
+  });
+
   test('without a signal, a waiting run looks again when its recheck timer fires', async () => {
     let asked = 0;
     const { input, rec } = runOf(
