@@ -236,10 +236,11 @@ export async function decideRun(
         const ended = await inTenant(deps, caller, (trx) => findRun(trx, runId));
         if (ended) return ended;
       }
+      const ended = reconciled ? ' (the run is now ended)' : '';
       throw decisionRefused(
         decision,
         runId,
-        `Cannot ${decision} a run that is ${status}: its workflow is not running${reconciled ? ' (the run is now ended)' : ''}`,
+        `Cannot ${decision} a run that is ${status}: its workflow is not running${ended}`,
         status,
       );
     }

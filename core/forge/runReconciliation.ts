@@ -3,7 +3,7 @@ import { temporal as proto } from '@temporalio/proto';
 import type { Knex } from 'knex';
 import { withTenant } from '../../db/tenancy';
 import { dropRunSlots } from './slotStore';
-import { endAbandonedRun, unfinishedRuns, type UnfinishedRun } from './runStore';
+import { endAbandonedRun, unfinishedRuns, type UnfinishedRun } from './reconciliationStore';
 
 // Runs whose workflow Temporal closed on its own (terminated, timed out, failed: e.g. a history
 // over Temporal's limits) would stay `running` forever, since only the workflow writes a run's
@@ -43,7 +43,8 @@ async function abandonment(client: TemporalClient, run: Omit<UnfinishedRun, 'ten
     const status = description.status.name;
     if (status === 'RUNNING') return undefined;
     const reason = status === 'TERMINATED' ? await closeReason(client, run.workflow_id, description.runId) : undefined;
-    return `its workflow ended in Temporal as ${status.toLowerCase().replace(/_/g, ' ')}${reason ? ` (${reason})` : ''} before the run did`;
+    const ending = status.toLowerCase().replace(/_/g, ' ');
+    return `its workflow ended in Temporal as ${ending}${reason ? ` (${reason})` : ''} before the run did`;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     if (Date.now() - run.created_at.getTime() < START_GRACE_MS) return undefined;

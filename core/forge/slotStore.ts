@@ -99,33 +99,52 @@ export interface SlotRequest {
   waitSeconds: number;
 }
 
+/** The request's place in its queue. */
+const MY_PLACE = '(select requested_at, run_id from forge_slots where run_id = :runId and kind = :kind)';
+
+/**
+ * Runs of the tenant created before this one, still pending and not yet asking for a run slot:
+ * workflows started a moment apart ask in any order, and the older run goes first. Only for a
+ * minute after its creation: a run whose workflow never asks is reconciled, and must not hold
+ * the queue meanwhile.
+ */
+const UNASKED_OLDER_RUNS = `(select count(*) from runs r
+  where r.tenant_id = :tenantId and r.status = 'pending'
+    and (r.created_at, r.id) < (select created_at, id from runs where id = :runId)
+    and r.created_at > now() - interval '1 minute'
+    and not exists (select from forge_slots x where x.run_id = r.id and x.kind = 'run'))`;
+
 /**
  * Takes a slot when fewer than `limit` are held and no earlier request of the tenant still
- * waits for one; else queues the request (or renews its place) and answers false. Asking again
- * for a slot already granted answers true (a retried local activity). Requests of one tenant
- * and kind take turns under a lock.
+ * waits for one; else queues the request (or renews its place) and answers false. Requests are
+ * ordered by their run's creation, so an older run goes first (for run slots, also one whose
+ * workflow has not asked yet). Asking again for a slot already granted answers true (a retried
+ * local activity). Requests of one tenant and kind take turns under a lock.
  */
 export async function acquireSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
   const { tenantId, runId, kind } = request;
   await lockTenantShare(trx, tenantId, kind);
   const {
     rows: [mine],
-  } = await trx.raw<{ rows: { granted: boolean; requested_at: Date }[] }>(
-    `insert into forge_slots (tenant_id, run_id, kind, workflow_id, expires_at)
-     values (?, ?, ?, ?, now() + make_interval(secs => ?))
+  } = await trx.raw<{ rows: { granted: boolean }[] }>(
+    `insert into forge_slots (tenant_id, run_id, kind, workflow_id, requested_at, expires_at)
+     values (?, ?, ?, ?, (select created_at from runs where id = ?), now() + make_interval(secs => ?))
      on conflict (run_id, kind) do update
-       set expires_at = case when forge_slots.granted_at is null then excluded.expires_at else forge_slots.expires_at end
-     returning granted_at is not null as granted, requested_at`,
-    [tenantId, runId, kind, request.workflowId, request.waitSeconds],
+       -- A waiting request renews its place; a granted one keeps its lease.
+       set expires_at = case when forge_slots.granted_at is null
+                             then excluded.expires_at else forge_slots.expires_at end
+     returning granted_at is not null as granted`,
+    [tenantId, runId, kind, request.workflowId, runId, request.waitSeconds],
   );
   if (mine.granted) return true;
   const {
     rows: [taken],
   } = await trx.raw<{ rows: { held: number; ahead: number }[] }>(
     `select count(*) filter (where s.granted_at is not null)::int as held,
-            count(*) filter (where s.granted_at is null and (s.requested_at, s.run_id) < (:requestedAt, :runId))::int as ahead
+            count(*) filter (where s.granted_at is null and (s.requested_at, s.run_id) < ${MY_PLACE})::int
+              ${kind === 'run' ? `+ ${UNASKED_OLDER_RUNS}::int` : ''} as ahead
        from forge_slots s where ${LIVE_SLOT} and s.run_id <> :runId`,
-    { tenantId, kind, runId, requestedAt: mine.requested_at },
+    { tenantId, kind, runId },
   );
   if (taken.held + taken.ahead >= request.limit) return false;
   await trx('forge_slots')

@@ -24,7 +24,8 @@ export async function up(knex: Knex): Promise<void> {
       run_id uuid not null references runs(id) on delete cascade,
       kind text not null check (kind in ('run', 'action')),
       workflow_id text not null,
-      requested_at timestamptz not null default now(),
+      -- Its place in the queue: the run's creation, so an older run goes first.
+      requested_at timestamptz not null,
       granted_at timestamptz,
       expires_at timestamptz,
       primary key (run_id, kind)
