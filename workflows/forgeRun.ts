@@ -107,22 +107,43 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
     slotsFreed += 1;
   });
 
-  /** Takes a slot of `kind`, waiting as long as it takes; false when the run is cancelled meanwhile. */
-  const takeSlot = async (kind: SlotKind, recheckSeconds: number): Promise<boolean> => {
-    for (;;) {
-      const seen = slotsFreed;
-      if (await record.acquireSlot({ tenantId, runId, kind })) return true;
-      await condition(() => slotsFreed > seen || cancelledBy !== undefined, `${recheckSeconds} seconds`);
-      if (cancelledBy) return false;
+  // Slots given back wait for the run's next exchange (between two actions, one local activity
+  // gives the last action's back and takes the next one's); before a wait and at its end the run
+  // sends them at once.
+  const held = new Set<SlotKind>();
+  let givingBack: SlotKind[] = [];
+  const exchange = async (acquire: SlotKind[]) => {
+    const release = givingBack;
+    givingBack = [];
+    const { granted, wake } = await record.exchangeSlots({ tenantId, runId, release, acquire });
+    for (const kind of granted) held.add(kind);
+    // A run that has ended meanwhile cannot be signalled, and needs nothing.
+    await Promise.allSettled(wake.map((id) => getExternalWorkflowHandle(id).signal(slotFreedSignal)));
+    return granted;
+  };
+  const giveBack = (...kinds: SlotKind[]) => {
+    for (const kind of kinds) {
+      held.delete(kind);
+      if (!givingBack.includes(kind)) givingBack.push(kind);
     }
   };
-  /** Gives the slot of `kind` back (or withdraws the request) and wakes the runs that may take it. */
-  const giveBack = (kind: SlotKind) =>
-    CancellationScope.nonCancellable(async () => {
-      const waiting = await record.releaseSlot({ tenantId, runId, kind });
-      // A run that has ended meanwhile cannot be signalled, and needs nothing.
-      await Promise.allSettled(waiting.map((id) => getExternalWorkflowHandle(id).signal(slotFreedSignal)));
-    });
+  const sendGivenBack = () => CancellationScope.nonCancellable(() => exchange([]));
+  /**
+   * Takes slots of `kinds` in order, waiting as long as it takes; false when the run is
+   * cancelled meanwhile (its requests are withdrawn with the run's last exchange).
+   */
+  const takeSlots = async (kinds: SlotKind[], runLimits: RunLimits): Promise<boolean> => {
+    let wanted = kinds.filter((kind) => !held.has(kind));
+    while (wanted.length) {
+      const seen = slotsFreed;
+      const granted = await exchange(wanted);
+      wanted = wanted.filter((kind) => !granted.includes(kind));
+      if (!wanted.length) break;
+      await condition(() => slotsFreed > seen || cancelledBy !== undefined, `${runLimits.slotRecheckSeconds} seconds`);
+      if (cancelledBy) return false;
+    }
+    return true;
+  };
 
   const cancelRest = (from: number) =>
     CancellationScope.nonCancellable(async () => {
@@ -156,12 +177,15 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
   // marked the run's start and end replay the workflow's run marks.
   const versioned = input.version !== undefined;
   // Version 4 on: the run holds one of its tenant's run slots from its first step to its end,
-  // but for its approval waits.
+  // but for its approval waits; a first action's slot is taken with it.
   if (!limits) return runSteps();
   try {
-    return (await takeSlot('run', limits.slotRecheckSeconds)) ? await runSteps() : await cancelRest(0);
+    const first = input.steps[0];
+    const kinds: SlotKind[] = first && !needsApproval(first) ? ['run', 'action'] : ['run'];
+    return (await takeSlots(kinds, limits)) ? await runSteps() : await cancelRest(0);
   } finally {
-    await giveBack('run');
+    giveBack('run', 'action');
+    await sendGivenBack();
   }
 
   async function runSteps(): Promise<void> {
@@ -187,7 +211,10 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
         await record.markStep({ tenantId, runId, position, status: 'awaiting_approval' });
         await record.markRun({ tenantId, runId, status: 'awaiting_approval' });
         // Waiting for a person, a run holds no run slot: its tenant's other runs go on meanwhile.
-        if (limits) await giveBack('run');
+        if (limits) {
+          giveBack('run');
+          await sendGivenBack();
+        }
         await condition(() => decisions.has(position) || cancelledBy !== undefined);
         if (cancelledBy) return cancelRest(position);
         const { kind, by } = decisions.get(position)!;
@@ -203,7 +230,7 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
           return finish('failed', `rejected by ${by.actor}`);
         }
         // Approved, it queues for a run slot again (still awaiting_approval to its readers).
-        if (limits && !(await takeSlot('run', limits.slotRecheckSeconds))) return cancelRest(position);
+        if (limits && !(await takeSlots(['run'], limits))) return cancelRest(position);
         await record.markRun({ tenantId, runId, status: 'running' });
         if (step.type === 'approval') {
           await record.markStep({ tenantId, runId, position, status: 'completed' });
@@ -244,11 +271,11 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
   /** `perform` run holding one of the tenant's action slots; a cancel while it waits for one rejects. */
   async function underActionSlot<T>(runLimits: RunLimits, perform: () => Promise<T>): Promise<T> {
     try {
-      if (!(await takeSlot('action', runLimits.slotRecheckSeconds)))
+      if (!(await takeSlots(['action'], runLimits)))
         throw new CancelledFailure('cancelled while waiting for an action slot');
       return await perform();
     } finally {
-      await giveBack('action');
+      giveBack('action');
     }
   }
 }

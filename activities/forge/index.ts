@@ -4,7 +4,7 @@ import type { ActivityDeps } from '../deps';
 import { activeIntegrationOfType } from '../../core/integrations/store';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
 import { appendLogs, markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
-import { acquireSlot, releaseSlot, tenantForgeLimits } from '../../core/forge/slotStore';
+import { exchangeSlots, tenantForgeLimits } from '../../core/forge/slotStore';
 import { commitBehind, commitWithoutFlush, withTenant } from '../../db/tenancy';
 import {
   forgeWorkflowId,
@@ -34,8 +34,6 @@ const WAITS_PER_RENEWAL = 3;
 
 export function createForgeActivities({ db, system, temporal, config: appConfig, keyring, egress }: ActivityDeps) {
   const forgeConfig = appConfig.forge;
-  const limitOf = (limits: Awaited<ReturnType<typeof tenantForgeLimits>>, kind: SlotKind) =>
-    kind === 'run' ? limits.runningRuns : limits.actionSlots;
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
   const markExistingRun = async (trx: Knex, runId: string, status: RunStatus, error?: string) => {
     const result = await markRun(trx, runId, status, error);
@@ -62,26 +60,25 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
     },
 
     /**
-     * Takes one of the tenant's slots of `kind` for the run, or queues it for one: true when
-     * taken. The workflow waits between attempts, so no worker slot is held while it waits.
+     * Gives back the run's slots of the kinds in `release` and takes (or queues for) those in
+     * `acquire`, in one transaction (core/forge/slotStore.ts): the kinds granted, and the
+     * workflows to wake. The workflow waits between attempts, so no worker is held while it does.
      */
-    acquireSlot(input: RunRef & { kind: SlotKind }): Promise<boolean> {
-      return inTenant(input, async (trx) =>
-        acquireSlot(trx, {
+    exchangeSlots(
+      input: RunRef & { release: SlotKind[]; acquire: SlotKind[] },
+    ): Promise<{ granted: SlotKind[]; wake: string[] }> {
+      return inTenant(input, async (trx) => {
+        const limits = await tenantForgeLimits(trx, forgeConfig);
+        return exchangeSlots(trx, {
           ...input,
           workflowId: forgeWorkflowId(input.runId),
-          limit: limitOf(await tenantForgeLimits(trx, forgeConfig), input.kind),
-          leaseSeconds:
-            input.kind === 'action' ? forgeConfig.stepBudgetSeconds + ACTION_LEASE_MARGIN_SECONDS : undefined,
-          waitSeconds: forgeConfig.slotRecheckSeconds * WAITS_PER_RENEWAL,
-        }),
-      );
-    },
-    /** Gives the run's slot of `kind` back; answers the workflows that may take one now. */
-    releaseSlot(input: RunRef & { kind: SlotKind }): Promise<string[]> {
-      return inTenant(input, async (trx) =>
-        releaseSlot(trx, { ...input, limit: limitOf(await tenantForgeLimits(trx, forgeConfig), input.kind) }),
-      );
+          terms: (kind) => ({
+            limit: kind === 'run' ? limits.runningRuns : limits.actionSlots,
+            leaseSeconds: kind === 'action' ? forgeConfig.stepBudgetSeconds + ACTION_LEASE_MARGIN_SECONDS : undefined,
+            waitSeconds: forgeConfig.slotRecheckSeconds * WAITS_PER_RENEWAL,
+          }),
+        });
+      });
     },
 
     /** Ends every run whose workflow Temporal closed on its own (core/forge/runReconciliation.ts). */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
-import type { SlotKind } from './types';
+import { SLOT_KINDS, type SlotKind } from './types';
 
 // SQL of a tenant's share of the forge pool: its limits (config defaults, overridden per tenant
 // in forge_tenant_limits), the slots its runs hold or wait for, and its recent run starts. Every
@@ -86,17 +86,21 @@ const LIVE_SLOT = `s.tenant_id = :tenantId and s.kind = :kind
   and (s.expires_at is null or s.expires_at > now())
   and exists (select from runs r where r.id = s.run_id and r.status in ('pending', 'running', 'awaiting_approval'))`;
 
-export interface SlotRequest {
+/** How a tenant's slots of one kind are handed out. */
+export interface SlotTerms {
+  /** The tenant's limit. */
+  limit: number;
+  /** How long a granted slot lasts unless given back; undefined: until the run ends. */
+  leaseSeconds?: number;
+  /** How long a request stays queued unless asked again. */
+  waitSeconds: number;
+}
+
+interface SlotRequest extends SlotTerms {
   tenantId: string;
   runId: string;
   workflowId: string;
   kind: SlotKind;
-  /** The tenant's limit for this kind. */
-  limit: number;
-  /** How long a granted slot lasts unless given back; undefined: until the run ends. */
-  leaseSeconds?: number;
-  /** How long the request stays queued unless asked again. */
-  waitSeconds: number;
 }
 
 /** The request's place in its queue. */
@@ -116,25 +120,26 @@ const UNASKED_OLDER_RUNS = `(select count(*) from runs r
 
 /**
  * Takes a slot when fewer than `limit` are held and no earlier request of the tenant still
- * waits for one; else queues the request (or renews its place) and answers false. Requests are
- * ordered by their run's creation, so an older run goes first (for run slots, also one whose
- * workflow has not asked yet). Asking again for a slot already granted answers true (a retried
- * local activity). Requests of one tenant and kind take turns under a lock.
+ * waits for one; else queues the request (or renews its place) and answers false. Asking again
+ * for a slot already granted answers true (a retried local activity). The caller holds the
+ * tenant's lock of the kind.
  */
-export async function acquireSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
+async function acquireSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
   const { tenantId, runId, kind } = request;
-  await lockTenantShare(trx, tenantId, kind);
+  // Its place: a run slot's is the run's creation (the older run starts first); an action slot's,
+  // the request's own time (a run that gives one back and asks again queues behind the others).
+  const place = kind === 'run' ? trx.raw('(select created_at from runs where id = ?)', [runId]) : trx.fn.now();
   const {
     rows: [mine],
   } = await trx.raw<{ rows: { granted: boolean }[] }>(
     `insert into forge_slots (tenant_id, run_id, kind, workflow_id, requested_at, expires_at)
-     values (?, ?, ?, ?, (select created_at from runs where id = ?), now() + make_interval(secs => ?))
+     values (?, ?, ?, ?, ?, now() + make_interval(secs => ?))
      on conflict (run_id, kind) do update
        -- A waiting request renews its place; a granted one keeps its lease.
        set expires_at = case when forge_slots.granted_at is null
                              then excluded.expires_at else forge_slots.expires_at end
      returning granted_at is not null as granted`,
-    [tenantId, runId, kind, request.workflowId, runId, request.waitSeconds],
+    [tenantId, runId, kind, request.workflowId, place, request.waitSeconds],
   );
   if (mine.granted) return true;
   const {
@@ -157,25 +162,47 @@ export async function acquireSlot(trx: Knex, request: SlotRequest): Promise<bool
   return true;
 }
 
-/**
- * Gives the run's slot back (or withdraws its request); answers the workflows of the requests
- * that may now take a slot, oldest first, so the caller can wake them.
- */
-export async function releaseSlot(
-  trx: Knex,
-  release: { tenantId: string; runId: string; kind: SlotKind; limit: number },
-): Promise<string[]> {
-  const { tenantId, runId, kind } = release;
-  await lockTenantShare(trx, tenantId, kind);
-  await trx('forge_slots').where({ run_id: runId, kind }).delete();
+/** The workflows of the requests of `kind` that may take a slot now, oldest first. */
+async function wakeable(trx: Knex, tenantId: string, kind: SlotKind, limit: number): Promise<string[]> {
   const { rows } = await trx.raw<{ rows: { workflow_id: string }[] }>(
     `select s.workflow_id from forge_slots s
       where ${LIVE_SLOT} and s.granted_at is null
       order by s.requested_at, s.run_id
       limit greatest(0, :limit - (select count(*) from forge_slots s where ${LIVE_SLOT} and s.granted_at is not null))`,
-    { tenantId, kind, limit: release.limit },
+    { tenantId, kind, limit },
   );
   return rows.map((row) => row.workflow_id);
+}
+
+/**
+ * In one transaction, gives back the run's slots (or withdraws its requests) of the kinds in
+ * `release`, then takes or queues for those in `acquire`, in order, stopping at the first it
+ * cannot have (a run queued for its run slot asks for no action slot). Answers the kinds
+ * granted, and the workflows of the requests that may now take a slot given back, so the
+ * caller can wake them. The tenant's locks of the kinds involved are taken in one order.
+ */
+export async function exchangeSlots(
+  trx: Knex,
+  exchange: {
+    tenantId: string;
+    runId: string;
+    workflowId: string;
+    release: SlotKind[];
+    acquire: SlotKind[];
+    terms: (kind: SlotKind) => SlotTerms;
+  },
+): Promise<{ granted: SlotKind[]; wake: string[] }> {
+  const { tenantId, runId, release, acquire } = exchange;
+  for (const kind of SLOT_KINDS)
+    if (release.includes(kind) || acquire.includes(kind)) await lockTenantShare(trx, tenantId, kind);
+  if (release.length) await trx('forge_slots').where({ run_id: runId }).whereIn('kind', release).delete();
+  const granted: SlotKind[] = [];
+  for (const kind of acquire) {
+    if (!(await acquireSlot(trx, { ...exchange, ...exchange.terms(kind), kind }))) break;
+    granted.push(kind);
+  }
+  const wake = await Promise.all(release.map((kind) => wakeable(trx, tenantId, kind, exchange.terms(kind).limit)));
+  return { granted, wake: wake.flat() };
 }
 
 /** Drops every slot and request of a run that has ended without giving them back (reconciliation). */

@@ -24,7 +24,7 @@ export async function up(knex: Knex): Promise<void> {
       run_id uuid not null references runs(id) on delete cascade,
       kind text not null check (kind in ('run', 'action')),
       workflow_id text not null,
-      -- Its place in the queue: the run's creation, so an older run goes first.
+      -- Its place in the queue: for a run slot the run's creation, for an action slot the request's.
       requested_at timestamptz not null,
       granted_at timestamptz,
       expires_at timestamptz,

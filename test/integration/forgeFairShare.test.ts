@@ -1,4 +1,4 @@
-import { acquireSlot, releaseSlot } from '../../core/forge/slotStore';
+import { exchangeSlots } from '../../core/forge/slotStore';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
 import { forgeWorkflowId } from '../../core/forge/types';
 import { withTenant } from '../../db/tenancy';
@@ -154,24 +154,22 @@ describe('runs whose workflow Temporal closed', () => {
 });
 
 describe('slots of the forge_slots table', () => {
-  const request = (runId: string, options: { limit?: number; leaseSeconds?: number } = {}) =>
+  const exchange = (runId: string, change: { release?: 'action'[]; acquire?: 'action'[]; leaseSeconds?: number }) =>
     withTenant(forge.suite.api.deps.db, forge.suite.writerTenantId, (trx) =>
-      acquireSlot(trx, {
+      exchangeSlots(trx, {
         tenantId: forge.suite.writerTenantId,
         runId,
         workflowId: forgeWorkflowId(runId),
-        kind: 'action',
-        limit: options.limit ?? 1,
-        leaseSeconds: options.leaseSeconds ?? 60,
-        waitSeconds: 60,
+        release: change.release ?? [],
+        acquire: change.acquire ?? [],
+        terms: () => ({ limit: 1, leaseSeconds: change.leaseSeconds ?? 60, waitSeconds: 60 }),
       }),
     );
-  const release = (runId: string) =>
-    withTenant(forge.suite.api.deps.db, forge.suite.writerTenantId, (trx) =>
-      releaseSlot(trx, { tenantId: forge.suite.writerTenantId, runId, kind: 'action', limit: 1 }),
-    );
+  const request = async (runId: string, leaseSeconds?: number) =>
+    (await exchange(runId, { acquire: ['action'], leaseSeconds })).granted.length === 1;
+  const release = async (runId: string) => (await exchange(runId, { release: ['action'] })).wake;
 
-  test('requests are served in order: a release names the oldest waiting run, and a later request does not pass it', async () => {
+  test('requests are served in order: a release names the oldest waiting run, and a later request does not pass it, even one exchanging its own slot', async () => {
     const [holder, first, second] = [
       await storeRunWithoutWorkflow(),
       await storeRunWithoutWorkflow(),
@@ -183,14 +181,18 @@ describe('slots of the forge_slots table', () => {
     expect(await release(holder)).toEqual([forgeWorkflowId(first)]);
     expect(await request(second)).toBe(false);
     expect(await request(first)).toBe(true);
-    expect(await release(first)).toEqual([forgeWorkflowId(second)]);
+    // Giving its slot back and asking again in one exchange, it queues behind the older request.
+    expect(await exchange(first, { release: ['action'], acquire: ['action'] })).toEqual({
+      granted: [],
+      wake: [forgeWorkflowId(second)],
+    });
     expect(await request(second)).toBe(true);
-    await release(second);
+    await Promise.all([release(first), release(second)]);
   });
 
   test('an action slot is a lease: one whose holder never gave it back frees itself when it expires', async () => {
     const [holder, waiter] = [await storeRunWithoutWorkflow(), await storeRunWithoutWorkflow()];
-    expect(await request(holder, { leaseSeconds: 1 })).toBe(true);
+    expect(await request(holder, 1)).toBe(true);
     expect(await request(waiter)).toBe(false);
     expect(await until('the lease to expire', 10, async () => (await request(waiter)) || undefined)).toBe(true);
     await release(waiter);

@@ -45,6 +45,8 @@ interface Recorded {
   actionsCancelled: number[];
   /** Slot requests and releases, in order. */
   slots: { kind: SlotKind; op: 'acquire' | 'granted' | 'release' }[];
+  /** How many exchanges of slots (local activities) the run made. */
+  exchanges: number;
 }
 
 interface Script {
@@ -52,9 +54,9 @@ interface Script {
   action?: (input: ActionInput) => Promise<void>;
   /** What markRun answers for this run; by default 'written'. */
   markRun?: (status: RunStatus) => Promise<MarkRunAnswer>;
-  /** Whether acquireSlot grants this run's request; by default it does. */
+  /** Whether exchangeSlots grants this run's request of `kind`; by default it does. */
   grant?: (kind: SlotKind) => boolean;
-  /** The workflows releaseSlot names to wake; by default none. */
+  /** The workflows exchangeSlots names to wake when the run gives back a slot of `kind`; by default none. */
   wake?: (kind: SlotKind) => string[];
 }
 
@@ -64,7 +66,16 @@ const scripts = new Map<string, Script>();
 const recordOf = (runId: string): Recorded => {
   let entry = recorded.get(runId);
   if (!entry) {
-    entry = { runs: [], steps: [], openSteps: [], logs: [], actions: [], actionsCancelled: [], slots: [] };
+    entry = {
+      runs: [],
+      steps: [],
+      openSteps: [],
+      logs: [],
+      actions: [],
+      actionsCancelled: [],
+      slots: [],
+      exchanges: 0,
+    };
     recorded.set(runId, entry);
   }
   return entry;
@@ -86,14 +97,20 @@ const stubs: ForgeActivities = {
   async appendLog({ runId, position, level, message }) {
     recordOf(runId).logs.push({ position, level, message });
   },
-  async acquireSlot({ runId, kind }) {
-    const granted = scripts.get(runId)?.grant?.(kind) ?? true;
-    recordOf(runId).slots.push({ kind, op: granted ? 'granted' : 'acquire' });
-    return granted;
-  },
-  async releaseSlot({ runId, kind }) {
-    recordOf(runId).slots.push({ kind, op: 'release' });
-    return scripts.get(runId)?.wake?.(kind) ?? [];
+  // As the real activity: releases first, then requests in order up to the first refused.
+  async exchangeSlots({ runId, release, acquire }) {
+    const rec = recordOf(runId);
+    const script = scripts.get(runId);
+    rec.exchanges += 1;
+    for (const kind of release) rec.slots.push({ kind, op: 'release' });
+    const granted: SlotKind[] = [];
+    for (const kind of acquire) {
+      const grant = script?.grant?.(kind) ?? true;
+      rec.slots.push({ kind, op: grant ? 'granted' : 'acquire' });
+      if (!grant) break;
+      granted.push(kind);
+    }
+    return { granted, wake: release.flatMap((kind) => script?.wake?.(kind) ?? []) };
   },
   async reconcileRuns() {
     return 0;
@@ -208,7 +225,7 @@ const start = (input: ForgeRunInput): Promise<WorkflowHandle<typeof forgeRun>> =
 const runStatuses = (rec: Recorded) => rec.runs.map((r) => r.status);
 const stepsAt = (rec: Recorded, position: number) => rec.steps.filter((s) => s.position === position);
 
-test('three actions run in order, once each: run running then completed; the workflow writes no marks of its own (the first and last actions mark the run), only its slots: the run slot around the run, an action slot around each action', async () => {
+test('three actions run in order, once each: run running then completed; the workflow writes no marks of its own (the first and last actions mark the run), only its slots: the run slot around the run, an action slot around each action, in one exchange at each boundary', async () => {
   const { input, rec } = runOf([action(0), action(1), action(2)]);
   const handle = await start(input);
   await handle.result();
@@ -227,7 +244,8 @@ test('three actions run in order, once each: run running then completed; the wor
     ...actionSlot,
     { kind: 'run', op: 'release' },
   ]);
-  expect(localActivities).toHaveLength(rec.slots.length);
+  expect(rec.exchanges).toBe(4);
+  expect(localActivities).toHaveLength(rec.exchanges);
   expect(rec.actions).toEqual([0, 1, 2].map((position) => ({ position, attempt: 1 })));
   expect(rec.steps).toEqual([]);
   expect(rec.openSteps).toEqual([]);
@@ -491,6 +509,7 @@ describe('slots (version 4)', () => {
     expect(rec.slots).toEqual([
       { kind: 'run', op: 'acquire' },
       { kind: 'run', op: 'release' },
+      { kind: 'action', op: 'release' },
     ]);
   });
 
