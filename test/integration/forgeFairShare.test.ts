@@ -1,6 +1,7 @@
 import { exchangeSlots } from '../../core/forge/slotStore';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
-import { forgeWorkflowId } from '../../core/forge/types';
+import { forgeWorkflowId, RECONCILE_SCHEDULE_ID } from '../../core/forge/types';
+import { TASK_QUEUES } from '../../core/taskQueues';
 import { withTenant } from '../../db/tenancy';
 import { setForgeLimits } from '../../scripts/cli/forgeLimits';
 import { forgeCaller, useForgeSuite } from '../support/forgeRuns';
@@ -142,6 +143,20 @@ describe('runs whose workflow Temporal closed', () => {
     expect(body.status).toBe('failed');
     expect(body.error).toMatch(/terminated \(Workflow history size exceeds limit\.\)/);
     expect(body.steps[0]).toMatchObject({ status: 'failed' });
+  }, 30_000);
+
+  test("the forge pool's schedule reconciles such runs on its own: it runs reconcileForgeRuns on the forge queue at the configured interval", async () => {
+    const run = await zombieRun();
+    const schedule = forge.suite.api.deps.temporal.schedule.getHandle(RECONCILE_SCHEDULE_ID);
+    const description = await schedule.describe();
+    expect(description.spec.intervals?.map((interval) => interval.every)).toEqual([
+      testConfig().forge.reconcileIntervalMs,
+    ]);
+    expect(description.action).toEqual(
+      expect.objectContaining({ workflowType: 'reconcileForgeRuns', taskQueue: TASK_QUEUES.forge }),
+    );
+    await schedule.trigger();
+    expect((await waitForStatus(run.id, ['failed'])).error).toMatch(/terminated/);
   }, 30_000);
 
   test('a cancel of such a run reconciles it (200, the run failed with the reason) instead of answering 409', async () => {
