@@ -65,9 +65,12 @@ function actionRunner(step: RunStepSpec, limits?: RunLimits) {
   }).runAction;
 }
 
-const failureMessage = (err: unknown): string => {
+const failureMessage = (err: unknown, limits?: RunLimits): string => {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
+  const message = cause instanceof Error ? cause.message : String(cause);
+  // The budget ends a step whose attempt is running at its deadline, or whose next one would start after it.
+  const overBudget = limits && err instanceof ActivityFailure && err.retryState === 'TIMEOUT';
+  return overBudget ? `${message} (its attempts took the step's budget of ${limits.stepBudgetSeconds} s)` : message;
 };
 
 const byWhom = (verb: string, by: Decision) => `${verb} by ${by.actor}${by.comment ? `: ${by.comment}` : ''}`;
@@ -259,7 +262,7 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
         if (workflowMarksSteps) await record.markStep({ tenantId, runId, position, status: 'completed' });
       } catch (err) {
         if (cancelledBy || isCancellation(err)) return cancelRest(position);
-        const message = failureMessage(err);
+        const message = failureMessage(err, limits);
         await record.markStep({ tenantId, runId, position, status: 'failed', error: message });
         await record.markOpenSteps({ tenantId, runId, fromPosition: position + 1, status: 'skipped' });
         return finish('failed', `step "${step.name}" failed: ${message}`);

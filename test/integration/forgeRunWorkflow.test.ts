@@ -545,7 +545,10 @@ describe('slots (version 4)', () => {
     await (await start(input)).result();
     expect(rec.actions.length).toBeGreaterThan(1);
     expect(rec.actions.length).toBeLessThan(10);
-    expect(rec.runs.at(-1)).toMatchObject({ status: 'failed' });
+    expect(rec.runs.at(-1)).toMatchObject({
+      status: 'failed',
+      error: `step "step-0" failed: upstream answered 503 (its attempts took the step's budget of 2 s)`,
+    });
     expect(rec.slots.at(-1)).toEqual({ kind: 'run', op: 'release' });
   });
 });
