@@ -202,7 +202,7 @@ export async function exchangeSlots(
     granted.push(kind);
   }
   const wake = await Promise.all(release.map((kind) => wakeable(trx, tenantId, kind, exchange.terms(kind).limit)));
-  return { granted, wake: wake.flat() };
+  return { granted, wake: [...new Set(wake.flat())] };
 }
 
 /** Drops every slot and request of a run that has ended without giving them back (reconciliation). */
