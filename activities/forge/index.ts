@@ -4,7 +4,7 @@ import type { ActivityDeps } from '../deps';
 import { activeIntegrationOfType } from '../../core/integrations/store';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
 import { appendLogs, markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
-import { exchangeSlots, tenantForgeLimits } from '../../core/forge/slotStore';
+import { exchangeSlots } from '../../core/forge/slotStore';
 import { commitBehind, commitWithoutFlush, withTenant } from '../../db/tenancy';
 import {
   forgeWorkflowId,
@@ -67,18 +67,17 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
     exchangeSlots(
       input: RunRef & { release: SlotKind[]; acquire: SlotKind[] },
     ): Promise<{ granted: SlotKind[]; wake: string[] }> {
-      return inTenant(input, async (trx) => {
-        const limits = await tenantForgeLimits(trx, forgeConfig);
-        return exchangeSlots(trx, {
+      return inTenant(input, (trx) =>
+        exchangeSlots(trx, {
           ...input,
           workflowId: forgeWorkflowId(input.runId),
           terms: (kind) => ({
-            limit: kind === 'run' ? limits.runningRuns : limits.actionSlots,
+            defaultLimit: kind === 'run' ? forgeConfig.runningRunsPerTenant : forgeConfig.actionSlotsPerTenant,
             leaseSeconds: kind === 'action' ? forgeConfig.stepBudgetSeconds + ACTION_LEASE_MARGIN_SECONDS : undefined,
             waitSeconds: forgeConfig.slotRecheckSeconds * WAITS_PER_RENEWAL,
           }),
-        });
-      });
+        }),
+      );
     },
 
     /** Ends every run whose workflow Temporal closed on its own (core/forge/runReconciliation.ts). */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { commitBehind } from '../../db/tenancy';
 import type { Config } from '../config';
 import { SLOT_KINDS, type SlotKind } from './types';
 
@@ -88,23 +89,20 @@ const LIVE_SLOT = `s.tenant_id = :tenantId and s.kind = :kind
 
 /** How a tenant's slots of one kind are handed out. */
 export interface SlotTerms {
-  /** The tenant's limit. */
-  limit: number;
+  /** The limit of a tenant without an override of its own (forge_tenant_limits). */
+  defaultLimit: number;
   /** How long a granted slot lasts unless given back; undefined: until the run ends. */
   leaseSeconds?: number;
   /** How long a request stays queued unless asked again. */
   waitSeconds: number;
 }
 
-interface SlotRequest extends SlotTerms {
-  tenantId: string;
-  runId: string;
-  workflowId: string;
-  kind: SlotKind;
-}
+/** The override of each kind's limit in forge_tenant_limits. */
+const LIMIT_COLUMN: Record<SlotKind, string> = { run: 'running_runs', action: 'action_slots' };
 
-/** The request's place in its queue. */
-const MY_PLACE = '(select requested_at, run_id from forge_slots where run_id = :runId and kind = :kind)';
+/** The tenant's limit of the kind: its override, else the default. */
+const limitOf = (kind: SlotKind) =>
+  `coalesce((select ${LIMIT_COLUMN[kind]} from forge_tenant_limits where tenant_id = :tenantId), :defaultLimit)`;
 
 /**
  * Runs of the tenant created before this one, still pending and not yet asking for a run slot:
@@ -118,58 +116,69 @@ const UNASKED_OLDER_RUNS = `(select count(*) from runs r
     and r.created_at > now() - interval '1 minute'
     and not exists (select from forge_slots x where x.run_id = r.id and x.kind = 'run'))`;
 
+interface SlotRequest extends SlotTerms {
+  tenantId: string;
+  runId: string;
+  workflowId: string;
+  kind: SlotKind;
+  /** A kind the run must have been granted in this exchange before it asks for this one. */
+  after?: SlotKind;
+}
+
 /**
- * Takes a slot when fewer than `limit` are held and no earlier request of the tenant still
- * waits for one; else queues the request (or renews its place) and answers false. Asking again
- * for a slot already granted answers true (a retried local activity). The caller holds the
- * tenant's lock of the kind.
+ * Takes a slot when fewer than the tenant's limit are held and no earlier request of the tenant
+ * still waits for one; else queues the request (or renews its place). Asking again for a slot
+ * already granted changes nothing (a retried local activity). Three statements that need no
+ * answer from one another (the request, the grant if its turn has come, the outcome), so they
+ * go out together; the caller holds the tenant's lock of the kind. Answers whether it has the slot.
  */
-async function acquireSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
-  const { tenantId, runId, kind } = request;
+async function requestSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
+  const { kind } = request;
+  const bindings = { ...request, after: request.after ?? null, leaseSeconds: request.leaseSeconds ?? null };
+  const asks = request.after
+    ? 'exists (select from forge_slots a where a.run_id = :runId and a.kind = :after and a.granted_at is not null)'
+    : 'true';
   // Its place: a run slot's is the run's creation (the older run starts first); an action slot's,
   // the request's own time (a run that gives one back and asks again queues behind the others).
-  const place = kind === 'run' ? trx.raw('(select created_at from runs where id = ?)', [runId]) : trx.fn.now();
-  const {
-    rows: [mine],
-  } = await trx.raw<{ rows: { granted: boolean }[] }>(
+  const place = kind === 'run' ? '(select created_at from runs where id = :runId)' : 'now()';
+  const queued = trx.raw(
     `insert into forge_slots (tenant_id, run_id, kind, workflow_id, requested_at, expires_at)
-     values (?, ?, ?, ?, ?, now() + make_interval(secs => ?))
+     select :tenantId, :runId, :kind, :workflowId, ${place}, now() + make_interval(secs => :waitSeconds)
+     where ${asks}
      on conflict (run_id, kind) do update
        -- A waiting request renews its place; a granted one keeps its lease.
        set expires_at = case when forge_slots.granted_at is null
-                             then excluded.expires_at else forge_slots.expires_at end
-     returning granted_at is not null as granted`,
-    [tenantId, runId, kind, request.workflowId, place, request.waitSeconds],
+                             then excluded.expires_at else forge_slots.expires_at end`,
+    bindings,
   );
-  if (mine.granted) return true;
-  const {
-    rows: [taken],
-  } = await trx.raw<{ rows: { held: number; ahead: number }[] }>(
-    `select count(*) filter (where s.granted_at is not null)::int as held,
-            count(*) filter (where s.granted_at is null and (s.requested_at, s.run_id) < ${MY_PLACE})::int
-              ${kind === 'run' ? `+ ${UNASKED_OLDER_RUNS}::int` : ''} as ahead
-       from forge_slots s where ${LIVE_SLOT} and s.run_id <> :runId`,
-    { tenantId, kind, runId },
+  const granted = trx.raw(
+    `update forge_slots me
+        set granted_at = now(),
+            expires_at = now() + make_interval(secs => :leaseSeconds)
+      where me.run_id = :runId and me.kind = :kind and me.granted_at is null
+        and (select count(*) filter (where s.granted_at is not null)
+                  + count(*) filter (where s.granted_at is null and (s.requested_at, s.run_id) < (me.requested_at, me.run_id))
+               from forge_slots s where ${LIVE_SLOT} and s.run_id <> :runId)
+            ${kind === 'run' ? `+ ${UNASKED_OLDER_RUNS}` : ''} < ${limitOf(kind)}`,
+    bindings,
   );
-  if (taken.held + taken.ahead >= request.limit) return false;
-  await trx('forge_slots')
-    .where({ run_id: runId, kind })
-    .update({
-      granted_at: trx.fn.now(),
-      expires_at:
-        request.leaseSeconds === undefined ? null : trx.raw('now() + make_interval(secs => ?)', [request.leaseSeconds]),
-    });
-  return true;
+  const outcome = trx.raw<{ rows: { granted: boolean }[] }>(
+    'select exists (select from forge_slots where run_id = :runId and kind = :kind and granted_at is not null) as granted',
+    bindings,
+  );
+  const [, , { rows }] = await Promise.all([queued, granted, outcome]);
+  return rows[0].granted;
 }
 
 /** The workflows of the requests of `kind` that may take a slot now, oldest first. */
-async function wakeable(trx: Knex, tenantId: string, kind: SlotKind, limit: number): Promise<string[]> {
+async function wakeable(trx: Knex, tenantId: string, kind: SlotKind, defaultLimit: number): Promise<string[]> {
   const { rows } = await trx.raw<{ rows: { workflow_id: string }[] }>(
     `select s.workflow_id from forge_slots s
       where ${LIVE_SLOT} and s.granted_at is null
       order by s.requested_at, s.run_id
-      limit greatest(0, :limit - (select count(*) from forge_slots s where ${LIVE_SLOT} and s.granted_at is not null))`,
-    { tenantId, kind, limit },
+      limit greatest(0, ${limitOf(kind)}
+        - (select count(*) from forge_slots s where ${LIVE_SLOT} and s.granted_at is not null))`,
+    { tenantId, kind, defaultLimit },
   );
   return rows.map((row) => row.workflow_id);
 }
@@ -179,7 +188,8 @@ async function wakeable(trx: Knex, tenantId: string, kind: SlotKind, limit: numb
  * `release`, then takes or queues for those in `acquire`, in order, stopping at the first it
  * cannot have (a run queued for its run slot asks for no action slot). Answers the kinds
  * granted, and the workflows of the requests that may now take a slot given back, so the
- * caller can wake them. The tenant's locks of the kinds involved are taken in one order.
+ * caller can wake them. The tenant's locks of the kinds involved are taken in one order. Every
+ * statement goes out in one write, COMMIT behind them: one round trip.
  */
 export async function exchangeSlots(
   trx: Knex,
@@ -193,15 +203,23 @@ export async function exchangeSlots(
   },
 ): Promise<{ granted: SlotKind[]; wake: string[] }> {
   const { tenantId, runId, release, acquire } = exchange;
-  for (const kind of SLOT_KINDS)
-    if (release.includes(kind) || acquire.includes(kind)) await lockTenantShare(trx, tenantId, kind);
-  if (release.length) await trx('forge_slots').where({ run_id: runId }).whereIn('kind', release).delete();
-  const granted: SlotKind[] = [];
-  for (const kind of acquire) {
-    if (!(await acquireSlot(trx, { ...exchange, ...exchange.terms(kind), kind }))) break;
-    granted.push(kind);
-  }
-  const wake = await Promise.all(release.map((kind) => wakeable(trx, tenantId, kind, exchange.terms(kind).limit)));
+  // Each statement is sent as it is issued here (Promise.resolve calls its `then`), so they go
+  // out in this order: the locks, the release, the requests, then who may now take a slot.
+  const locks = SLOT_KINDS.filter((kind) => release.includes(kind) || acquire.includes(kind)).map((kind) =>
+    Promise.resolve(lockTenantShare(trx, tenantId, kind)),
+  );
+  const released = Promise.resolve(
+    release.length ? trx('forge_slots').where({ run_id: runId }).whereIn('kind', release).delete() : 0,
+  );
+  const grants = acquire.map((kind, index) =>
+    requestSlot(trx, { ...exchange, ...exchange.terms(kind), kind, after: acquire[index - 1] }),
+  );
+  const woken = release.map((kind) => wakeable(trx, tenantId, kind, exchange.terms(kind).defaultLimit));
+  const [granting, wake] = await commitBehind(
+    trx,
+    Promise.all([Promise.all(grants), Promise.all(woken), Promise.all(locks), released]),
+  );
+  const granted = acquire.filter((_kind, index) => granting[index]);
   return { granted, wake: [...new Set(wake.flat())] };
 }
 

@@ -177,7 +177,7 @@ describe('slots of the forge_slots table', () => {
         workflowId: forgeWorkflowId(runId),
         release: change.release ?? [],
         acquire: change.acquire ?? [],
-        terms: () => ({ limit: 1, leaseSeconds: change.leaseSeconds ?? 60, waitSeconds: 60 }),
+        terms: () => ({ defaultLimit: 1, leaseSeconds: change.leaseSeconds ?? 60, waitSeconds: 60 }),
       }),
     );
   const request = async (runId: string, leaseSeconds?: number) =>
