@@ -13,7 +13,7 @@ import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
 import { reconcileRun } from './runReconciliation';
 import { deleteDecision, failUnstartedRun, findRun, insertDecision, insertRun, lockRunForDecision } from './runStore';
-import { runStartRefusal, tenantForgeLimits } from './slotStore';
+import { runStartRefusal } from './slotStore';
 import {
   FORGE_RUN_VERSION,
   forgeWorkflowId,
@@ -82,13 +82,12 @@ export async function startRun(
   const id = randomUUID();
   const workflowId = forgeWorkflowId(id);
   const { run, steps, moldSlug, moldId, moldName } = await inTenant(deps, caller, async (trx) => {
-    const { runStartsPerMinute } = await tenantForgeLimits(trx, forgeConfig);
-    const refusal = await runStartRefusal(trx, caller.tenantId, runStartsPerMinute);
+    const refusal = await runStartRefusal(trx, caller.tenantId, forgeConfig.runStartsPerMinute);
     if (refusal)
       throw new ApiError(
         'RATE_LIMITED',
-        `This tenant may start ${runStartsPerMinute} runs a minute; try again in ${refusal.retryAfterSeconds} s`,
-        [{ field: 'runs', message: `at most ${runStartsPerMinute} started per minute` }],
+        `This tenant may start ${refusal.perMinute} runs a minute; try again in ${refusal.retryAfterSeconds} s`,
+        [{ field: 'runs', message: `at most ${refusal.perMinute} started per minute` }],
         { 'Retry-After': String(refusal.retryAfterSeconds) },
       );
     const mold = await findMold(trx, request.moldSlug);

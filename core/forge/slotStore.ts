@@ -60,26 +60,28 @@ const lockTenantShare = (trx: Knex, tenantId: string, purpose: string) =>
   trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [FORGE_SHARE_LOCK, `${tenantId}:${purpose}`]);
 
 /**
- * The start of a run over the tenant's rate, or undefined. Under a lock per tenant, so
- * concurrent starts count one another; `retryAfterSeconds`: until the oldest start of the last
- * minute leaves the window.
+ * The start of a run over the tenant's rate (its own, else `defaultPerMinute`), or undefined.
+ * Under a lock per tenant, so concurrent starts count one another: the lock and the count go
+ * out together. `retryAfterSeconds`: until the oldest start of the last minute leaves the window.
  */
 export async function runStartRefusal(
   trx: Knex,
   tenantId: string,
-  perMinute: number,
-): Promise<{ retryAfterSeconds: number } | undefined> {
-  await lockTenantShare(trx, tenantId, 'start');
-  const {
-    rows: [window],
-  } = await trx.raw<{ rows: { starts: number; wait: number | null }[] }>(
-    `select count(*)::int as starts,
-            ceil(extract(epoch from min(created_at) + interval '1 minute' - now()))::int as wait
-       from runs where tenant_id = ? and created_at > now() - interval '1 minute'`,
-    [tenantId],
-  );
-  if (window.starts < perMinute) return undefined;
-  return { retryAfterSeconds: Math.max(1, window.wait ?? 1) };
+  defaultPerMinute: number,
+): Promise<{ perMinute: number; retryAfterSeconds: number } | undefined> {
+  const [, { rows }] = await Promise.all([
+    lockTenantShare(trx, tenantId, 'start'),
+    trx.raw<{ rows: { starts: number; per_minute: number; wait: number | null }[] }>(
+      `select count(*)::int as starts,
+              coalesce((select run_starts_per_minute from forge_tenant_limits where tenant_id = ?), ?) as per_minute,
+              ceil(extract(epoch from min(created_at) + interval '1 minute' - now()))::int as wait
+         from runs where tenant_id = ? and created_at > now() - interval '1 minute'`,
+      [tenantId, defaultPerMinute, tenantId],
+    ),
+  ]);
+  const [window] = rows;
+  if (window.starts < window.per_minute) return undefined;
+  return { perMinute: window.per_minute, retryAfterSeconds: Math.max(1, window.wait ?? 1) };
 }
 
 /** Slots counted against a tenant: those of unfinished runs whose lease has not run out. */
@@ -156,14 +158,15 @@ async function requestSlot(trx: Knex, request: SlotRequest): Promise<boolean> {
         set granted_at = now(),
             expires_at = now() + make_interval(secs => :leaseSeconds)
       where me.run_id = :runId and me.kind = :kind and me.granted_at is null
-        and (select count(*) filter (where s.granted_at is not null)
-                  + count(*) filter (where s.granted_at is null and (s.requested_at, s.run_id) < (me.requested_at, me.run_id))
+        and (select count(*) filter (where s.granted_at is not null
+                                          or (s.requested_at, s.run_id) < (me.requested_at, me.run_id))
                from forge_slots s where ${LIVE_SLOT} and s.run_id <> :runId)
             ${kind === 'run' ? `+ ${UNASKED_OLDER_RUNS}` : ''} < ${limitOf(kind)}`,
     bindings,
   );
   const outcome = trx.raw<{ rows: { granted: boolean }[] }>(
-    'select exists (select from forge_slots where run_id = :runId and kind = :kind and granted_at is not null) as granted',
+    `select exists (select from forge_slots where run_id = :runId and kind = :kind and granted_at is not null)
+       as granted`,
     bindings,
   );
   const [, , { rows }] = await Promise.all([queued, granted, outcome]);
