@@ -8,6 +8,8 @@ import { forgeCaller, useForgeSuite } from '../support/forgeRuns';
 import { bearer, sessionToken, testConfig } from '../support/harness';
 import { startTarget, type Target } from '../support/httpTarget';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { Payload } from '@temporalio/common';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, until } from '../support/processes';
@@ -122,6 +124,38 @@ test('parameters over SHIPYARD_FORGE_PARAMETERS_MAX_BYTES answer 413 naming the 
   const { body: list } = await call(forge.suite.writer, 'GET', `/forge/runs?mold_slug=${mold.slug}`);
   expect(list.runs).toEqual([]);
 });
+
+/** Every payload of a history (objects with an encoding), wherever it sits. */
+function payloadsIn(node: unknown, found: Payload[] = []): Payload[] {
+  if (!node || typeof node !== 'object' || node instanceof Uint8Array) return found;
+  if ((node as Payload).metadata?.encoding) found.push(node as Payload);
+  else for (const value of Object.values(node)) payloadsIn(value, found);
+  return found;
+}
+
+test("parameters reach every action but not the run's workflow history, even decrypted: however many steps, the actions read them from the run", async () => {
+  const mark = randomUUID();
+  const blob = `${mark}-${'x'.repeat(4096)}`;
+  const mold = await createMold({
+    parameters: [{ name: 'blob', type: 'string', required: true }],
+    actions: [0, 1, 2].map((i) => ({
+      name: `send-${i}`,
+      type: 'api-call',
+      config: { method: 'POST', url: `${fast.url}/blob-${i}`, body: { blob: '${{ parameters.blob }}' } },
+    })),
+  });
+  const run = await startRun(mold.slug, { blob });
+  expect((await waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+  expect(fast.requests.filter((request) => request.body.includes(blob))).toHaveLength(3);
+
+  const { temporal, payloadCodec } = forge.suite.api.deps;
+  const history = await temporal.workflow.getHandle(forgeWorkflowId(run.id)).fetchHistory();
+  const decoded = await payloadCodec.decode(payloadsIn(history));
+  const texts = decoded.map((payload) => Buffer.from(payload.data ?? []).toString('utf8'));
+  // The run's input and each action's are there, decrypted; the parameter is in none of them.
+  expect(texts.filter((text) => text.includes('"name":"send-2"'))).toHaveLength(2);
+  expect(texts.filter((text) => text.includes(mark))).toEqual([]);
+}, 30_000);
 
 describe('runs whose workflow Temporal closed', () => {
   /** A run calling the slow target, whose workflow is then terminated as Temporal does past its limits. */
