@@ -1,3 +1,4 @@
+import type { Client as TemporalClient } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config';
 import type { Keyring } from '../core/crypto/keyring';
@@ -15,4 +16,6 @@ export interface ActivityDeps {
   keyring: Keyring;
   /** The process's one egress guard: every request made for a tenant (forge actions, the crawler). */
   egress: EgressClient;
+  /** The worker process's Temporal client (the forge pool's reconciliation asks it about workflows). */
+  temporal: TemporalClient;
 }

@@ -80,6 +80,22 @@ export interface Config {
   forge: {
     /** Log streams (`?follow=true`) one tenant may hold open at once, per API process. */
     logStreamsPerTenant: number;
+    // Fair sharing of the forge pool and runs that never get stuck (docs/limits.md, "Forge runs").
+    // The first three are defaults a tenant's row in forge_tenant_limits overrides.
+    /** Runs of one tenant that may run at once; more wait `pending`, in order. */
+    runningRunsPerTenant: number;
+    /** Actions of one tenant that may execute at once; a run that finds none free waits in its workflow. */
+    actionSlotsPerTenant: number;
+    /** Runs one tenant may start per minute; more answer 429 with Retry-After. */
+    runStartsPerMinute: number;
+    /** A step's time across all its attempts (Temporal's schedule-to-close), in seconds. */
+    stepBudgetSeconds: number;
+    /** Bytes of a run's parameters (as JSON); more answer 413. */
+    parametersMaxBytes: number;
+    /** How often a run waiting for a slot looks again when no slot-freed signal came (seconds). */
+    slotRecheckSeconds: number;
+    /** How often the forge pool reconciles runs whose workflow Temporal closed on its own. */
+    reconcileIntervalMs: number;
   };
   /** How long pruned data is kept, pruned by the platform pool's `shipyard-retention` schedule. */
   retention: {
@@ -422,7 +438,17 @@ export function loadConfig(env: Env = process.env): Config {
       bodyBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_BODY_BYTES', '1mb'),
     },
     // --- end of sandbox ---
-    forge: { logStreamsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT', 20) },
+    forge: {
+      logStreamsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT', 20),
+      // Fair sharing and reconciliation of forge runs.
+      runningRunsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_RUNNING_RUNS_PER_TENANT', 10),
+      actionSlotsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_ACTION_SLOTS_PER_TENANT', 5),
+      runStartsPerMinute: positiveIntFrom(env, 'SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE', 30),
+      stepBudgetSeconds: durationFrom(env, 'SHIPYARD_FORGE_STEP_BUDGET', '30m') / 1000,
+      parametersMaxBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_PARAMETERS_MAX_BYTES', '64kb'),
+      slotRecheckSeconds: durationFrom(env, 'SHIPYARD_FORGE_SLOT_RECHECK', '30s') / 1000,
+      reconcileIntervalMs: durationFrom(env, 'SHIPYARD_FORGE_RECONCILE_INTERVAL', '5m'),
+    },
     retention: {
       runLogsDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_RUN_LOGS_DAYS', 30),
       auditDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_AUDIT_DAYS', 365),

@@ -20,6 +20,7 @@ export const SEARCH_ATTRIBUTE_KEYS: readonly KeywordKey[] = [SHIPYARD_TENANT, SH
 /** The values of ShipyardKind: which kind of Shipyard workflow it is. */
 export const WORKFLOW_KINDS = [
   'forge-run',
+  'forge-reconcile',
   'worker-probe',
   'retention',
   'search-backfill',

@@ -6,7 +6,7 @@ import { parseEgressAllow } from '../core/egress/egressRules';
 import { createPool } from '../db/pool';
 import { createSearchEngine } from '../search/client';
 
-export type WorkerClients = Omit<ActivityDeps, 'keyring'> & { close(): Promise<void> };
+export type WorkerClients = Omit<ActivityDeps, 'keyring' | 'temporal'> & { close(): Promise<void> };
 
 /**
  * The clients a worker process's activities (and the search pool's outbox drain) share: the app

@@ -13,6 +13,7 @@ import { activitiesFor, type ActivityDeps } from '../activities';
 import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
+import { reconcileSchedule } from '../core/forge/reconcileSchedule';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
 import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
 import type { SearchEngine } from '../search/client';
@@ -79,7 +80,7 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
 
 /** The recurring workflows each pool runs. */
 const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)[]> = {
-  forge: [],
+  forge: [reconcileSchedule],
   search: [crawlTickSchedule],
   platform: [retentionSchedule],
 };
@@ -118,13 +119,16 @@ async function preparePools(
 export async function createPoolWorkers(
   pools: WorkerPool[],
   config: Config,
-  deps: Omit<ActivityDeps, 'keyring'>,
+  deps: Omit<ActivityDeps, 'keyring' | 'temporal'>,
   workflowBundle?: { code: string },
 ): Promise<PoolWorkers> {
   // Before connecting: a missing or malformed key stops the start.
   const keyring = createKeyring(config);
   const dataConverter = encryptedDataConverter(new EncryptionCodec(keyring));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // The activities' own client (the forge pool's reconciliation), connected on first use.
+  const clientConnection = Connection.lazy({ address: config.temporal.address });
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace, dataConverter });
   await preparePools(pools, config, dataConverter, deps.search);
   const bundle =
     workflowBundle ??
@@ -140,7 +144,7 @@ export async function createPoolWorkers(
         taskQueue: TASK_QUEUES[pool],
         workflowBundle: bundle,
         dataConverter,
-        activities: activitiesFor(pool, { ...deps, keyring }),
+        activities: activitiesFor(pool, { ...deps, keyring, temporal }),
       }),
     ),
   );
@@ -149,7 +153,7 @@ export async function createPoolWorkers(
       try {
         await Promise.all(workers.map((worker) => worker.run()));
       } finally {
-        await connection.close();
+        await Promise.all([connection.close(), clientConnection.close()]);
       }
     },
     shutdown() {

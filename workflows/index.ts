@@ -2,6 +2,7 @@
 // activities do it.
 export { workerProbe } from './probe';
 export { forgeRun } from './forgeRun';
+export { reconcileForgeRuns } from './forgeReconcile';
 export { pruneRetention } from './retention';
 export { searchBackfill } from './searchBackfill';
 export { searchCrawl, crawlTick } from './searchCrawl';

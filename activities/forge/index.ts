@@ -2,9 +2,19 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { ActivityDeps } from '../deps';
 import { activeIntegrationOfType } from '../../core/integrations/store';
-import { appendLogs, markOpenSteps, markRun, markStep } from '../../core/forge/runStore';
+import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
+import { appendLogs, markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
+import { exchangeSlots } from '../../core/forge/slotStore';
 import { commitBehind, commitWithoutFlush, withTenant } from '../../db/tenancy';
-import type { LogLevel, RunMarkOutcome, RunStatus, RunStepSpec, StepStatus } from '../../core/forge/types';
+import {
+  forgeWorkflowId,
+  type LogLevel,
+  type RunMarkOutcome,
+  type RunStatus,
+  type RunStepSpec,
+  type SlotKind,
+  type StepStatus,
+} from '../../core/forge/types';
 import { httpAction } from './apiCall';
 import { runScript } from './script';
 import { vcsHostAction, type VcsHostActionConfig } from './vcsHost';
@@ -16,7 +26,14 @@ interface RunRef {
 
 const HEARTBEAT_MS = 1_000;
 
-export function createForgeActivities({ db, config: appConfig, keyring, egress }: ActivityDeps) {
+/** An action slot outlives its step's budget by this much before it frees itself (a lost holder). */
+const ACTION_LEASE_MARGIN_SECONDS = 60;
+
+/** A waiting request stays queued this many rechecks without being renewed. */
+const WAITS_PER_RENEWAL = 3;
+
+export function createForgeActivities({ db, system, temporal, config: appConfig, keyring, egress }: ActivityDeps) {
+  const forgeConfig = appConfig.forge;
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
   const markExistingRun = async (trx: Knex, runId: string, status: RunStatus, error?: string) => {
     const result = await markRun(trx, runId, status, error);
@@ -43,6 +60,33 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
     },
 
     /**
+     * Gives back the run's slots of the kinds in `release` and takes (or queues for) those in
+     * `acquire`, in one transaction (core/forge/slotStore.ts): the kinds granted, and the
+     * workflows to wake. The workflow waits between attempts, so no worker is held while it does.
+     */
+    exchangeSlots(
+      input: RunRef & { release: SlotKind[]; acquire: SlotKind[] },
+    ): Promise<{ granted: SlotKind[]; wake: string[] }> {
+      return inTenant(input, (trx) =>
+        exchangeSlots(trx, {
+          ...input,
+          workflowId: forgeWorkflowId(input.runId),
+          terms: (kind) => ({
+            defaultLimit: kind === 'run' ? forgeConfig.runningRunsPerTenant : forgeConfig.actionSlotsPerTenant,
+            leaseSeconds: kind === 'action' ? forgeConfig.stepBudgetSeconds + ACTION_LEASE_MARGIN_SECONDS : undefined,
+            waitSeconds: forgeConfig.slotRecheckSeconds * WAITS_PER_RENEWAL,
+          }),
+        }),
+      );
+    },
+
+    /** Ends every run whose workflow Temporal closed on its own (core/forge/runReconciliation.ts). */
+    reconcileRuns(): Promise<number> {
+      const context = Context.current();
+      return reconcileUnfinishedRuns({ db, system, temporal }, (reconciled) => context.heartbeat(reconciled));
+    },
+
+    /**
      * Executes one action, and records its step: running as it starts, completed with its
      * output when it succeeds, each in the transaction of a log line the action writes anyway
      * (the workflow marks failures, skips and cancels). Heartbeats let a cancel reach it.
@@ -54,13 +98,14 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
     async runAction(
       input: RunRef & {
         step: RunStepSpec;
-        parameters: Record<string, unknown>;
+        /** Runs of version 3 and before carry them; later ones' are read from the run's row. */
+        parameters?: Record<string, unknown>;
         startsRun?: boolean;
         completesRun?: boolean;
       },
     ): Promise<RunMarkOutcome | undefined> {
       const context = Context.current();
-      const { step, parameters } = input;
+      const { step } = input;
       const config = step.config;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       const lineOf = (message: string, level: LogLevel = 'info') => ({ position: step.position, level, message });
@@ -105,6 +150,8 @@ export function createForgeActivities({ db, config: appConfig, keyring, egress }
         );
       /** What the action answered, and the lines that close its log. */
       const perform = async (): Promise<{ output: unknown; lines: ReturnType<typeof lineOf>[] }> => {
+        const parameters = input.parameters ?? (await inTenant(input, (trx) => runParameters(trx, input.runId)));
+        if (!parameters) throw ApplicationFailure.nonRetryable(`run ${input.runId} does not exist`, 'NoRun');
         switch (step.type) {
           case 'api-call': {
             const result = await httpAction(

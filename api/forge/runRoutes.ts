@@ -75,7 +75,8 @@ export const runRoutes = [
     path: '/forge/runs',
     tag: 'Forge',
     access: 'forge:write',
-    summary: "Start a run of a mold: parameters are checked against the mold's definitions",
+    summary:
+      "Start a run of a mold: parameters are checked against the mold's definitions. Over its tenant's running runs the run waits `pending` until one ends",
     body: {
       type: 'object',
       required: ['mold_slug', 'parameters'],
@@ -98,6 +99,14 @@ export const runRoutes = [
           ],
           { runId: '$response.body#/id' },
         ),
+      },
+      413: {
+        description:
+          'The parameters are larger, as JSON, than SHIPYARD_FORGE_PARAMETERS_MAX_BYTES (default 64 KiB): nothing is created',
+      },
+      429: {
+        description:
+          "The tenant started its limit of runs in the last minute (SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE, default 30, or the tenant's own): Retry-After says when one more may start",
       },
       503: { description: 'The workflow could not be started: the run is marked failed' },
     },

@@ -3,6 +3,7 @@ import { WorkflowNotFoundError, type Client as TemporalClient } from '@temporali
 import type { Knex } from 'knex';
 import { commitBehind, withTenant } from '../../db/tenancy';
 import type { CallerPrincipal } from '../auth/principal';
+import type { Config } from '../config';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
 import { ApiError, invalid, notFound } from '../errors';
 import { shipyardSearchAttributes } from '../searchAttributes';
@@ -10,7 +11,9 @@ import { TASK_QUEUES } from '../taskQueues';
 import { decisionConflict } from './decisionRules';
 import { checkRunParameters } from './moldRules';
 import { findMold } from './moldStore';
+import { reconcileRun } from './runReconciliation';
 import { deleteDecision, failUnstartedRun, findRun, insertDecision, insertRun, lockRunForDecision } from './runStore';
+import { runStartRefusal } from './slotStore';
 import {
   FORGE_RUN_VERSION,
   forgeWorkflowId,
@@ -31,6 +34,7 @@ export interface ForgeCommandDeps {
   /** The app role's pool. */
   db: Knex;
   temporal: TemporalClient;
+  config: Config;
 }
 
 const inTenant = <T>(deps: ForgeCommandDeps, caller: CallerPrincipal, work: (trx: Knex.Transaction) => Promise<T>) =>
@@ -50,9 +54,21 @@ const temporalUnavailable = (message: string, runId: string, event: Omit<AuditEv
     event,
   );
 
+/** Parameters over the size cap: they are kept in the run's row and read by every action. */
+function checkParametersSize(parameters: Record<string, unknown>, maxBytes: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify(parameters));
+  if (bytes <= maxBytes) return;
+  throw new ApiError(
+    'PAYLOAD_TOO_LARGE',
+    `Run parameters are ${bytes} bytes: the limit is ${maxBytes} (SHIPYARD_FORGE_PARAMETERS_MAX_BYTES)`,
+    [{ field: 'parameters', message: `at most ${maxBytes} bytes as JSON` }],
+  );
+}
+
 /**
- * Starts a run of a mold: checks the parameters, commits the run and its steps (pending), then
- * starts the workflow, whose first write therefore always finds the run. When the start fails,
+ * Starts a run of a mold: checks the parameters and the tenant's start rate, commits the run and
+ * its steps (pending), then starts the workflow, whose first write therefore always finds the
+ * run; it waits `pending` for a slot of its tenant (workflows/forgeRun.ts). When the start fails,
  * the run is marked failed (a pending run with no workflow would look pending forever) and the
  * caller gets a 503; the refusal is audited.
  */
@@ -61,9 +77,19 @@ export async function startRun(
   caller: CallerPrincipal,
   request: { moldSlug: string; parameters: Record<string, unknown> },
 ) {
+  const forgeConfig = deps.config.forge;
+  checkParametersSize(request.parameters, forgeConfig.parametersMaxBytes);
   const id = randomUUID();
   const workflowId = forgeWorkflowId(id);
-  const { run, steps, parameters, moldSlug, moldId, moldName } = await inTenant(deps, caller, async (trx) => {
+  const { run, steps, moldSlug, moldId, moldName } = await inTenant(deps, caller, async (trx) => {
+    const refusal = await runStartRefusal(trx, caller.tenantId, forgeConfig.runStartsPerMinute);
+    if (refusal)
+      throw new ApiError(
+        'RATE_LIMITED',
+        `This tenant may start ${refusal.perMinute} runs a minute; try again in ${refusal.retryAfterSeconds} s`,
+        [{ field: 'runs', message: `at most ${refusal.perMinute} started per minute` }],
+        { 'Retry-After': String(refusal.retryAfterSeconds) },
+      );
     const mold = await findMold(trx, request.moldSlug);
     if (!mold) throw notFound('Mold');
     const { values, problems } = checkRunParameters(mold.parameters, request.parameters);
@@ -93,7 +119,6 @@ export async function startRun(
     return {
       run: await commitBehind(trx, inserted),
       steps: runSteps,
-      parameters: values,
       moldSlug: mold.slug,
       moldId: mold.id,
       moldName: mold.name,
@@ -104,7 +129,20 @@ export async function startRun(
     await deps.temporal.workflow.start<ForgeRunWorkflow>('forgeRun', {
       taskQueue: TASK_QUEUES.forge,
       workflowId,
-      args: [{ tenantId: caller.tenantId, runId: id, steps, parameters, version: FORGE_RUN_VERSION }],
+      // No parameters: the actions read them from the run's row, so however many steps there
+      // are, the history holds them nowhere.
+      args: [
+        {
+          tenantId: caller.tenantId,
+          runId: id,
+          steps,
+          version: FORGE_RUN_VERSION,
+          limits: {
+            stepBudgetSeconds: forgeConfig.stepBudgetSeconds,
+            slotRecheckSeconds: forgeConfig.slotRecheckSeconds,
+          },
+        },
+      ],
       // Indexed in the clear for the Web UI's filters: opaque ids only. The memo is what an
       // operator reads, and is encrypted by the data converter like every payload.
       typedSearchAttributes: shipyardSearchAttributes({ kind: 'forge-run', tenantId: caller.tenantId, moldId }),
@@ -142,7 +180,9 @@ const decisionRefused = (decision: DecisionKind, runId: string, message: string,
  * unique indexes allow one per step and one cancel per run). After the commit the workflow is
  * signalled; a workflow that finds a cancel recorded waits for its signal (workflows/forgeRun.ts).
  * When the signal cannot be sent, the decision is withdrawn, so one the caller was refused never
- * counts: a 503 when Temporal is unreachable, a 409 when the run's workflow is not running.
+ * counts: a 503 when Temporal is unreachable. When the run's workflow is not running, the run is
+ * reconciled (runReconciliation.ts): a cancel answers the run as that left it, ended; an approve
+ * or reject, or a workflow that may still be starting, a 409.
  */
 export async function decideRun(
   deps: ForgeCommandDeps,
@@ -151,7 +191,7 @@ export async function decideRun(
 ) {
   const { runId, decision, comment } = request;
   const { actor } = actorOf(caller);
-  const { workflowId, position, decisionId, status } = await inTenant(deps, caller, async (trx) => {
+  const { workflowId, position, decisionId, status, createdAt } = await inTenant(deps, caller, async (trx) => {
     const run = await lockRunForDecision(trx, runId);
     if (!run) throw notFound('Run');
     const refusal = decisionConflict(decision, run);
@@ -173,7 +213,13 @@ export async function decideRun(
         `Cannot ${decision} a run that is ${run.status}: it was already decided`,
         run.status,
       );
-    return { workflowId: run.workflowId, position: stepPosition, decisionId: recorded, status: run.status };
+    return {
+      workflowId: run.workflowId,
+      position: stepPosition,
+      decisionId: recorded,
+      status: run.status,
+      createdAt: run.createdAt,
+    };
   });
 
   try {
@@ -182,13 +228,21 @@ export async function decideRun(
       .signal(decision, { actor, comment, ...(position !== null && { position }) });
   } catch (err) {
     await inTenant(deps, caller, (trx) => deleteDecision(trx, decisionId));
-    if (err instanceof WorkflowNotFoundError)
+    if (err instanceof WorkflowNotFoundError) {
+      const run = { id: runId, workflow_id: workflowId, created_at: createdAt };
+      const reconciled = await reconcileRun(deps, caller.tenantId, run);
+      if (reconciled && decision === 'cancel') {
+        const ended = await inTenant(deps, caller, (trx) => findRun(trx, runId));
+        if (ended) return ended;
+      }
+      const ended = reconciled ? ' (the run is now ended)' : '';
       throw decisionRefused(
         decision,
         runId,
-        `Cannot ${decision} a run that is ${status}: its workflow is not running`,
+        `Cannot ${decision} a run that is ${status}: its workflow is not running${ended}`,
         status,
       );
+    }
     throw temporalUnavailable(
       `The ${decision} was not recorded: the run's workflow could not be signalled`,
       runId,

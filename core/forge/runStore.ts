@@ -199,14 +199,17 @@ export async function listRuns(trx: Knex, filter: RunFilter, window: OffsetWindo
 }
 
 /** A run's status and workflow; `locked`: with its row locked (a no-key lock, see lockRunForDecision). */
-const runState = statement<{ status: RunStatus; workflow_id: string }, { id: string }, 'locked' | 'unlocked'>(
-  (q, { id }, lock) =>
-    q('runs')
-      .where({ id })
-      .modify((query) => {
-        if (lock === 'locked') query.forNoKeyUpdate();
-      })
-      .first('status', 'workflow_id'),
+const runState = statement<
+  { status: RunStatus; workflow_id: string; created_at: Date },
+  { id: string },
+  'locked' | 'unlocked'
+>((q, { id }, lock) =>
+  q('runs')
+    .where({ id })
+    .modify((query) => {
+      if (lock === 'locked') query.forNoKeyUpdate();
+    })
+    .first('status', 'workflow_id', 'created_at'),
 );
 
 /**
@@ -446,14 +449,20 @@ const awaitingStep = statement<{ position: number }, { runId: string }>((q, { ru
 export async function lockRunForDecision(
   trx: Knex,
   runId: string,
-): Promise<(RunDecisionState & { workflowId: string }) | undefined> {
+): Promise<(RunDecisionState & { workflowId: string; createdAt: Date }) | undefined> {
   const run = await runState.first(trx, { id: runId }, 'locked');
   if (!run) return undefined;
   const [[awaiting], decisions] = await Promise.all([
     awaitingStep.rows(trx, { runId }),
     decisionsOfRun.rows(trx, { runId }),
   ]);
-  return { status: run.status, workflowId: run.workflow_id, awaitingPosition: awaiting?.position ?? null, decisions };
+  return {
+    status: run.status,
+    workflowId: run.workflow_id,
+    createdAt: run.created_at,
+    awaitingPosition: awaiting?.position ?? null,
+    decisions,
+  };
 }
 
 /**
@@ -576,4 +585,12 @@ async function withinRunCap(
   // Lines logged without the cap may have filled the log before any script output overflowed it.
   const noticed = room === 0 && (await loggedMessages.rows(trx, { runId, messages: [notice.message] })).length > 0;
   return { fresh: [...lines.slice(0, room), ...(noticed ? [] : [notice])], stored: room };
+}
+
+/** A run's parameters, which its actions read by run id (they are not in its workflow's history). */
+export async function runParameters(trx: Knex, runId: string): Promise<Record<string, unknown> | undefined> {
+  const row: { parameters: Record<string, unknown> } | undefined = await trx('runs')
+    .where({ id: runId })
+    .first('parameters');
+  return row?.parameters;
 }

@@ -12,6 +12,8 @@ export const RUN_STATUSES = ['pending', 'running', 'completed', 'failed', 'cance
 export const STEP_STATUSES = [...RUN_STATUSES, 'skipped'] as const;
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 export const DECISION_KINDS = ['approve', 'reject', 'cancel'] as const;
+/** What a forge slot admits: a run to start, or one action of it to execute (core/forge/slotStore.ts). */
+export const SLOT_KINDS = ['run', 'action'] as const;
 
 const NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' } as const;
 
@@ -172,6 +174,7 @@ export type StepStatus = (typeof STEP_STATUSES)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type DecisionKind = (typeof DECISION_KINDS)[number];
+export type SlotKind = (typeof SLOT_KINDS)[number];
 
 export interface RunStepSpec {
   position: number;
@@ -185,17 +188,33 @@ export interface RunStepSpec {
  * The forge run workflow's version, as the API names it in each run's input: the workflow reads
  * it there (so in its history, alike on every replay) instead of recording patch markers, and
  * a change that alters its commands raises it. 3: the actions mark their steps and the run.
+ * 4: the run and each action take a tenant's slot first; parameters stay in the run's row.
  */
-export const FORGE_RUN_VERSION = 3;
+export const FORGE_RUN_VERSION = 4;
+
+/** The settings a run's workflow needs from the configuration (it cannot read it itself). */
+export interface RunLimits {
+  /** A step's time across all its attempts. */
+  stepBudgetSeconds: number;
+  /** How long a run waiting for a slot sleeps before it looks again, when no signal wakes it. */
+  slotRecheckSeconds: number;
+}
 
 export interface ForgeRunInput {
   tenantId: string;
   runId: string;
   steps: RunStepSpec[];
-  parameters: Record<string, unknown>;
+  /** Up to version 3 only: later runs' actions read them from the run's row (history stays small). */
+  parameters?: Record<string, unknown>;
   /** FORGE_RUN_VERSION when the run started. Absent from runs started before it was carried here. */
   version?: number;
+  /** From version 4, whose runs take slots (core/forge/slotStore.ts); absent before. */
+  limits?: RunLimits;
 }
+
+export const RECONCILE_SCHEDULE_ID = 'shipyard-forge-reconcile';
+
+export type ReconcileForgeRunsWorkflow = () => Promise<number>;
 
 /** Who approved, rejected or cancelled, with an optional comment. */
 export interface Decision {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config';
 import { issueDevToken, UnknownTenantError } from './devToken';
+import { setForgeLimits } from './forgeLimits';
 import { seedCatalog } from './seedCatalog';
 
 // The operator CLI: `npx shipyard <command> …`. One function per command.
@@ -25,10 +26,19 @@ const SEED_USAGE = `  shipyard seed --tenant <id-or-slug> [--entities 1000] [--t
         --entities  how many entities (default 1000)
         --teams     how many teams (default: one per 2,000 entities, at least 10)`;
 
+const FORGE_LIMITS_USAGE = `  shipyard forge-limits --tenant <id-or-slug> [--running-runs N] [--action-slots N] [--run-starts-per-minute N]
+      sets the tenant's forge limits (\`default\` clears one: the configured default applies
+      again) and prints the limits in force; see docs/limits.md, "Forge runs"
+        --tenant                 the tenant's id or slug (it must exist)
+        --running-runs           runs of the tenant running at once (others wait pending)
+        --action-slots           actions of the tenant running at once
+        --run-starts-per-minute  runs the tenant may start a minute (more: 429)`;
+
 const USAGE = `usage:
   shipyard --help          this text
 ${TOKEN_USAGE}
-${SEED_USAGE}`;
+${SEED_USAGE}
+${FORGE_LIMITS_USAGE}`;
 
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -114,7 +124,40 @@ async function seed(args: string[]): Promise<void> {
   );
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { token, seed };
+/** A limit's new value: a whole number of at least 1, or `default` (null: the override is cleared). */
+function limitValue(name: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  return value === 'default' ? null : count(name, value, 1);
+}
+
+async function forgeLimits(args: string[]): Promise<void> {
+  if (args.some((arg) => HELP.has(arg))) {
+    process.stdout.write(`usage:\n${FORGE_LIMITS_USAGE}\n`);
+    return;
+  }
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: 'string' },
+      'running-runs': { type: 'string' },
+      'action-slots': { type: 'string' },
+      'run-starts-per-minute': { type: 'string' },
+    },
+  });
+  if (!values.tenant) throw new UsageError('--tenant is required');
+  const override = {
+    runningRuns: limitValue('running-runs', values['running-runs']),
+    actionSlots: limitValue('action-slots', values['action-slots']),
+    runStartsPerMinute: limitValue('run-starts-per-minute', values['run-starts-per-minute']),
+  };
+  const { tenantId, limits } = await setForgeLimits(loadConfig(), { tenant: values.tenant, override });
+  process.stdout.write(
+    `forge limits of tenant ${values.tenant} (${tenantId}): ${limits.runningRuns} running runs, ` +
+      `${limits.actionSlots} concurrent actions, ${limits.runStartsPerMinute} run starts a minute\n`,
+  );
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { token, seed, 'forge-limits': forgeLimits };
 
 async function main([command, ...args]: string[]): Promise<void> {
   // Asked for, usage is the answer (stdout, exit 0); a wrong call gets it as an error (stderr, 2).

@@ -8,19 +8,22 @@ import path from 'node:path';
 import type { ForgeActivities } from '../../activities/forge';
 import { createKeyring } from '../../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
-import { approveSignal, cancelSignal, rejectSignal, type forgeRun } from '../../workflows/forgeRun';
+import { approveSignal, cancelSignal, rejectSignal, slotFreedSignal, type forgeRun } from '../../workflows/forgeRun';
 import {
   ACTION_CONFIG_DEFAULTS,
   FORGE_RUN_VERSION,
   forgeWorkflowId,
   type ForgeRunInput,
   type MarkRunResult,
+  type RunLimits,
   type RunStatus,
   type RunStepSpec,
+  type SlotKind,
   type StepDecision,
   type StepStatus,
 } from '../../core/forge/types';
 import { testConfig } from '../support/harness';
+import { until } from '../support/processes';
 import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 
 // The forge run workflow on the real dev server (this config's namespace), run by a real worker
@@ -40,6 +43,10 @@ interface Recorded {
   actions: { position: number; attempt: number }[];
   /** Positions whose action saw the cancellation. */
   actionsCancelled: number[];
+  /** Slot requests and releases, in order. */
+  slots: { kind: SlotKind; op: 'acquire' | 'granted' | 'release' }[];
+  /** How many exchanges of slots (local activities) the run made. */
+  exchanges: number;
 }
 
 interface Script {
@@ -47,6 +54,10 @@ interface Script {
   action?: (input: ActionInput) => Promise<void>;
   /** What markRun answers for this run; by default 'written'. */
   markRun?: (status: RunStatus) => Promise<MarkRunAnswer>;
+  /** Whether exchangeSlots grants this run's request of `kind`; by default it does. */
+  grant?: (kind: SlotKind) => boolean;
+  /** The workflows exchangeSlots names to wake when the run gives back a slot of `kind`; by default none. */
+  wake?: (kind: SlotKind) => string[];
 }
 
 const recorded = new Map<string, Recorded>();
@@ -55,7 +66,16 @@ const scripts = new Map<string, Script>();
 const recordOf = (runId: string): Recorded => {
   let entry = recorded.get(runId);
   if (!entry) {
-    entry = { runs: [], steps: [], openSteps: [], logs: [], actions: [], actionsCancelled: [] };
+    entry = {
+      runs: [],
+      steps: [],
+      openSteps: [],
+      logs: [],
+      actions: [],
+      actionsCancelled: [],
+      slots: [],
+      exchanges: 0,
+    };
     recorded.set(runId, entry);
   }
   return entry;
@@ -76,6 +96,24 @@ const stubs: ForgeActivities = {
   },
   async appendLog({ runId, position, level, message }) {
     recordOf(runId).logs.push({ position, level, message });
+  },
+  // As the real activity: releases first, then requests in order up to the first refused.
+  async exchangeSlots({ runId, release, acquire }) {
+    const rec = recordOf(runId);
+    const script = scripts.get(runId);
+    rec.exchanges += 1;
+    for (const kind of release) rec.slots.push({ kind, op: 'release' });
+    const granted: SlotKind[] = [];
+    for (const kind of acquire) {
+      const grant = script?.grant?.(kind) ?? true;
+      rec.slots.push({ kind, op: grant ? 'granted' : 'acquire' });
+      if (!grant) break;
+      granted.push(kind);
+    }
+    return { granted, wake: release.flatMap((kind) => script?.wake?.(kind) ?? []) };
+  },
+  async reconcileRuns() {
+    return 0;
   },
   // As the real activity (forgeRuns.test.ts): the first action marks the run running and is
   // not executed when that answers already-finished; the last marks the run completed.
@@ -162,13 +200,16 @@ const approval = (position: number): RunStepSpec => ({
   requiresApproval: false,
 });
 
-function runOf(steps: RunStepSpec[], script: Script = {}) {
+/** As the API's defaults, but for the recheck: a waiting run is woken by the signal in these tests. */
+const LIMITS: RunLimits = { stepBudgetSeconds: 1800, slotRecheckSeconds: 600 };
+
+function runOf(steps: RunStepSpec[], script: Script = {}, limits: RunLimits = LIMITS) {
   const input: ForgeRunInput = {
     tenantId: randomUUID(),
     runId: randomUUID(),
     steps,
-    parameters: { env: 'test' },
     version: FORGE_RUN_VERSION,
+    limits,
   };
   scripts.set(input.runId, script);
   return { input, workflowId: forgeWorkflowId(input.runId), rec: recordOf(input.runId) };
@@ -184,7 +225,7 @@ const start = (input: ForgeRunInput): Promise<WorkflowHandle<typeof forgeRun>> =
 const runStatuses = (rec: Recorded) => rec.runs.map((r) => r.status);
 const stepsAt = (rec: Recorded, position: number) => rec.steps.filter((s) => s.position === position);
 
-test('three actions run in order, once each: run running then completed, and the workflow writes nothing of its own (the first and last actions mark the run)', async () => {
+test('three actions run in order, once each: run running then completed; the workflow writes no marks of its own (the first and last actions mark the run), only its slots: the run slot around the run, an action slot around each action, in one exchange at each boundary', async () => {
   const { input, rec } = runOf([action(0), action(1), action(2)]);
   const handle = await start(input);
   await handle.result();
@@ -192,7 +233,19 @@ test('three actions run in order, once each: run running then completed, and the
   expect(runStatuses(rec)).toEqual(['running', 'completed']);
   const { events } = await handle.fetchHistory();
   const localActivities = events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
-  expect(localActivities).toEqual([]);
+  const actionSlot = [
+    { kind: 'action', op: 'granted' },
+    { kind: 'action', op: 'release' },
+  ];
+  expect(rec.slots).toEqual([
+    { kind: 'run', op: 'granted' },
+    ...actionSlot,
+    ...actionSlot,
+    ...actionSlot,
+    { kind: 'run', op: 'release' },
+  ]);
+  expect(rec.exchanges).toBe(4);
+  expect(localActivities).toHaveLength(rec.exchanges);
   expect(rec.actions).toEqual([0, 1, 2].map((position) => ({ position, attempt: 1 })));
   expect(rec.steps).toEqual([]);
   expect(rec.openSteps).toEqual([]);
@@ -212,6 +265,7 @@ test('a run naming its version records no patch marker, and one started without 
   const versioned = runOf([action(0), action(1)]);
   const unversioned = runOf([action(0), action(1)]);
   delete unversioned.input.version;
+  delete unversioned.input.limits;
   const [versionedHistory, unversionedHistory] = await Promise.all(
     [versioned, unversioned].map(async ({ input }) => {
       const handle = await start(input);
@@ -383,6 +437,136 @@ test('a run the API already ended (its workflow start seemed to fail) is not exe
   expect(rec.actions).toEqual([]);
 });
 
+describe('slots (version 4)', () => {
+  const timersStarted = async (handle: WorkflowHandle) =>
+    (await handle.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes).length;
+
+  test('a run whose tenant has no action slot free waits in the workflow (a timer, no activity running) until a slot-freed signal, then runs its action', async () => {
+    let free = false;
+    const { input, rec } = runOf([action(0)], { grant: (kind) => kind === 'run' || free });
+    const handle = await start(input);
+    await waitFor('the action slot refused', () => rec.slots.some((s) => s.kind === 'action' && s.op === 'acquire'));
+    await until('the run waiting on its timer', 10, async () => (await timersStarted(handle)) === 1 || undefined);
+    expect(rec.actions).toEqual([]);
+
+    free = true;
+    await handle.signal(slotFreedSignal);
+    await handle.result();
+    expect(rec.actions).toEqual([{ position: 0, attempt: 1 }]);
+    expect(rec.slots).toEqual([
+      { kind: 'run', op: 'granted' },
+      { kind: 'action', op: 'acquire' },
+      { kind: 'action', op: 'granted' },
+      { kind: 'action', op: 'release' },
+      { kind: 'run', op: 'release' },
+    ]);
+    expect(runStatuses(rec)).toEqual(['running', 'completed']);
+  });
+
+  test('a run waiting for an approval holds no run slot: it gives it back at the wait and queues for one again once approved', async () => {
+    const { input, rec } = runOf([action(0), approval(1), action(2)]);
+    const handle = await start(input);
+    await waitFor('the approval step waiting', () => stepsAt(rec, 1).some((s) => s.status === 'awaiting_approval'));
+    await waitFor('the run slot given back', () => rec.slots.filter((s) => s.kind === 'run').length === 2);
+    await handle.signal(approveSignal, { actor: 'grace', position: 1 });
+    await handle.result();
+    expect(rec.slots.filter((s) => s.kind === 'run').map((s) => s.op)).toEqual([
+      'granted',
+      'release',
+      'granted',
+      'release',
+    ]);
+    expect(runStatuses(rec)).toEqual(['running', 'awaiting_approval', 'running', 'completed']);
+  });
+
+  test('without a signal, a waiting run looks again when its recheck timer fires', async () => {
+    let asked = 0;
+    const { input, rec } = runOf(
+      [action(0)],
+      { grant: (kind) => kind === 'action' || ++asked > 1 },
+      {
+        ...LIMITS,
+        slotRecheckSeconds: 1,
+      },
+    );
+    await (await start(input)).result();
+    expect(rec.slots.slice(0, 2)).toEqual([
+      { kind: 'run', op: 'acquire' },
+      { kind: 'run', op: 'granted' },
+    ]);
+    expect(runStatuses(rec)).toEqual(['running', 'completed']);
+  });
+
+  test('a run queued for its run slot and cancelled there ends cancelled without running anything, and withdraws its request', async () => {
+    const { input, rec } = runOf([action(0), action(1)], { grant: () => false });
+    const handle = await start(input);
+    await waitFor('the run slot refused', () => rec.slots.length > 0);
+    await handle.signal(cancelSignal, { actor: 'frank' });
+    await handle.result();
+    expect(rec.actions).toEqual([]);
+    expect(runStatuses(rec)).toEqual(['cancelled']);
+    expect(rec.openSteps).toEqual([{ fromPosition: 0, status: 'cancelled' }]);
+    expect(rec.slots).toEqual([
+      { kind: 'run', op: 'acquire' },
+      { kind: 'run', op: 'release' },
+      { kind: 'action', op: 'release' },
+    ]);
+  });
+
+  test('a run giving its run slot back signals the runs the release names, which then take it at once', async () => {
+    const waiting = runOf([action(0)], { grant: (kind) => kind === 'action' || waitingMayRun });
+    let waitingMayRun = false;
+    const waitingHandle = await start(waiting.input);
+    await waitFor('the second run queued', () => waiting.rec.slots.length > 0);
+
+    const first = runOf([action(0)], {
+      wake: (kind) => {
+        if (kind !== 'run') return [];
+        waitingMayRun = true;
+        return [forgeWorkflowId(waiting.input.runId)];
+      },
+    });
+    await (await start(first.input)).result();
+    // Its recheck is ten minutes away: only the signal can have woken it.
+    await waitingHandle.result();
+    expect(waiting.rec.actions).toEqual([{ position: 0, attempt: 1 }]);
+  });
+
+  test("a step's attempts share its budget (Temporal's schedule-to-close): a step retried on every failure fails when the budget is spent, not after its ten attempts", async () => {
+    const { input, rec } = runOf(
+      [action(0, { max_attempts: 10 })],
+      {
+        action: async () => {
+          throw ApplicationFailure.retryable('upstream answered 503', 'HttpStatus');
+        },
+      },
+      { ...LIMITS, stepBudgetSeconds: 2 },
+    );
+    await (await start(input)).result();
+    expect(rec.actions.length).toBeGreaterThan(1);
+    expect(rec.actions.length).toBeLessThan(10);
+    expect(rec.runs.at(-1)).toMatchObject({
+      status: 'failed',
+      error: `step "step-0" failed: upstream answered 503 (its attempts took the step's budget of 2 s)`,
+    });
+    expect(rec.slots.at(-1)).toEqual({ kind: 'run', op: 'release' });
+  });
+});
+
+test('a run of version 4 carries no parameters in its history: its actions read them from the run', async () => {
+  const { input, rec } = runOf([action(0)]);
+  let actionInput: ActionInput | undefined;
+  scripts.set(input.runId, {
+    action: async (given) => {
+      actionInput = given;
+    },
+  });
+  await (await start(input)).result();
+  expect(rec.actions).toHaveLength(1);
+  expect(input).not.toHaveProperty('parameters');
+  expect(actionInput).not.toHaveProperty('parameters');
+});
+
 // Each history was recorded from that code (two api-call steps, plain payloads); a replay fails
 // on any command the current code would issue differently at that point of the history.
 const replay = async (fixture: string) =>
@@ -402,4 +586,8 @@ test("a run started by the code before the first and last actions marked the run
 
 test('a run of version 3 (it names its version in its input, and its history has no patch marker) replays without a determinism error', async () => {
   await replay('forgeRun-v3.history.bin');
+});
+
+test('a run of version 4 (it waited once for its run slot, then took an action slot per step) replays without a determinism error', async () => {
+  await replay('forgeRun-v4.history.bin');
 });

@@ -10,7 +10,7 @@ import {
   RELATION_TYPES,
   TIERS,
 } from '../../core/catalog/types';
-import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, STEP_STATUSES } from '../../core/forge/types';
+import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
@@ -51,6 +51,7 @@ test.each([
   ['run_steps', 'status', STEP_STATUSES],
   ['run_logs', 'level', LOG_LEVELS],
   ['run_decisions', 'decision', DECISION_KINDS],
+  ['forge_slots', 'kind', SLOT_KINDS],
   ['entities', 'type', ENTITY_TYPES],
   ['entities', 'lifecycle', LIFECYCLES],
   ['entities', 'tier', TIERS],

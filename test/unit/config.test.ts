@@ -168,3 +168,38 @@ test('connection timeouts refuse a headers timeout longer than the request timeo
     loadConfig({ SHIPYARD_HTTP_REQUEST_TIMEOUT_MS: '1000', SHIPYARD_HTTP_HEADERS_TIMEOUT_MS: '2000' }),
   ).toThrow(/HEADERS_TIMEOUT/);
 });
+
+test('forge runs: 10 running runs, 5 concurrent actions and 30 starts a minute per tenant, a 30 min step budget, 64 KiB of parameters, a 30 s recheck and a 5 min reconciliation, unless configured otherwise', () => {
+  expect(loadConfig({}).forge).toEqual({
+    logStreamsPerTenant: 20,
+    runningRunsPerTenant: 10,
+    actionSlotsPerTenant: 5,
+    runStartsPerMinute: 30,
+    stepBudgetSeconds: 1800,
+    parametersMaxBytes: 65_536,
+    slotRecheckSeconds: 30,
+    reconcileIntervalMs: 5 * 60_000,
+  });
+  const configured = loadConfig({
+    SHIPYARD_FORGE_RUNNING_RUNS_PER_TENANT: '3',
+    SHIPYARD_FORGE_ACTION_SLOTS_PER_TENANT: '2',
+    SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE: '7',
+    SHIPYARD_FORGE_STEP_BUDGET: '10m',
+    SHIPYARD_FORGE_PARAMETERS_MAX_BYTES: '1mb',
+    SHIPYARD_FORGE_SLOT_RECHECK: '5s',
+    SHIPYARD_FORGE_RECONCILE_INTERVAL: '1m',
+  }).forge;
+  expect(configured).toMatchObject({
+    runningRunsPerTenant: 3,
+    actionSlotsPerTenant: 2,
+    runStartsPerMinute: 7,
+    stepBudgetSeconds: 600,
+    parametersMaxBytes: 1024 * 1024,
+    slotRecheckSeconds: 5,
+    reconcileIntervalMs: 60_000,
+  });
+  expect(() => loadConfig({ SHIPYARD_FORGE_RUNNING_RUNS_PER_TENANT: '0' })).toThrow(
+    /SHIPYARD_FORGE_RUNNING_RUNS_PER_TENANT/,
+  );
+  expect(() => loadConfig({ SHIPYARD_FORGE_STEP_BUDGET: 'soon' })).toThrow(/SHIPYARD_FORGE_STEP_BUDGET/);
+});
