@@ -33,14 +33,6 @@ export async function withTenant<T>(
 }
 
 /**
- * Returns `statements`: the work's last statements, whose COMMIT used to be sent behind them.
- * Kept while its callers move to awaiting their statements directly.
- */
-export function commitBehind<T>(_trx: Knex, statements: Promise<T>): Promise<T> {
-  return statements;
-}
-
-/**
  * Lets this transaction's COMMIT return before its write-ahead log reaches disk
  * (`synchronous_commit = off` for it alone): the flush moves off the critical path. Only for
  * writes whose loss in a crash is harmless because a later synchronous commit of the same work

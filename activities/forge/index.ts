@@ -5,7 +5,7 @@ import { activeIntegrationOfType } from '../../core/integrations/store';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
 import { appendLogs, markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
 import { exchangeSlots } from '../../core/forge/slotStore';
-import { commitBehind, commitWithoutFlush, withTenant } from '../../db/tenancy';
+import { commitWithoutFlush, withTenant } from '../../db/tenancy';
 import {
   forgeWorkflowId,
   type LogLevel,
@@ -115,23 +115,20 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
        * too (so the step's mark changes nothing), and its log takes no line.
        */
       const markStarted = inTenant(input, async (trx) => {
-        const [runWrite] = await commitBehind(
-          trx,
-          Promise.all([
-            input.startsRun ? markExistingRun(trx, input.runId, 'running') : undefined,
-            markStep(trx, input.runId, step.position, 'running'),
-            appendLogs(
-              trx,
-              input.tenantId,
-              input.runId,
-              [lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`)],
-              { whileRunOpen: input.startsRun },
-            ),
-            // Lost in a crash before the step's next write, these marks are superseded by it (the
-            // retried attempt's, or the workflow's failure marks); else that write flushes them.
-            commitWithoutFlush(trx),
-          ]),
-        );
+        const [runWrite] = await Promise.all([
+          input.startsRun ? markExistingRun(trx, input.runId, 'running') : undefined,
+          markStep(trx, input.runId, step.position, 'running'),
+          appendLogs(
+            trx,
+            input.tenantId,
+            input.runId,
+            [lineOf(`${step.name}: starting ${step.type} (attempt ${context.info.attempt})`)],
+            { whileRunOpen: input.startsRun },
+          ),
+          // Lost in a crash before the step's next write, these marks are superseded by it (the
+          // retried attempt's, or the workflow's failure marks); else that write flushes them.
+          commitWithoutFlush(trx),
+        ]);
         return runWrite === 'already-finished';
       });
       markStarted.catch(() => {}); // awaited on every path below
@@ -218,17 +215,13 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
         if (started.status === 'rejected') throw started.reason;
         if (performed.status === 'rejected') throw performed.reason;
         const { output, lines } = performed.value;
-        // The step's marks (and the last one's run ending) go out with BEGIN and COMMIT in one
-        // write (commitBehind).
+        // The step's marks (and the last one's run ending) go out together (a pipelined connection).
         return await inTenant(input, async (trx) => {
-          const [runWrite] = await commitBehind(
-            trx,
-            Promise.all([
-              input.completesRun ? markExistingRun(trx, input.runId, 'completed') : undefined,
-              appendLogs(trx, input.tenantId, input.runId, lines),
-              markStep(trx, input.runId, step.position, 'completed', { output }),
-            ]),
-          );
+          const [runWrite] = await Promise.all([
+            input.completesRun ? markExistingRun(trx, input.runId, 'completed') : undefined,
+            appendLogs(trx, input.tenantId, input.runId, lines),
+            markStep(trx, input.runId, step.position, 'completed', { output }),
+          ]);
           return runWrite;
         });
       } catch (err) {

@@ -41,7 +41,6 @@ export const entityRoutes = [
         window,
         (w) => listEntities(db, filter, selected, w),
         () => countEntities(db, filter),
-        db,
       );
       return { entities: items, page, pagination };
     },
@@ -75,7 +74,6 @@ export const entityRoutes = [
         window,
         (w) => listZombies(db, filter, w),
         () => countZombies(db, filter),
-        db,
       );
       return { entities: items, page };
     },

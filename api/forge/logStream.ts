@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
 import { ApiError } from '../../core/errors';
 import { isFinished, readRunProgress } from '../../core/forge/runStore';
-import { commitBehind, withTenant } from '../../db/tenancy';
+import { withTenant } from '../../db/tenancy';
 import type { RunLogFollowers } from './logFollowers';
 
 /** Lines read per query while catching up; the socket's buffer paces the reads beyond that. */
@@ -97,9 +97,7 @@ export async function openRunLogStream(
   // One statement, so one snapshot: lines read with a finished status are complete.
   const read = (after: number) => {
     changed = false;
-    return withTenant(db, tenantId, (trx) =>
-      commitBehind(trx, readRunProgress(trx, runId, { afterId: after, limit: LINES_PER_READ })),
-    );
+    return withTenant(db, tenantId, (trx) => readRunProgress(trx, runId, { afterId: after, limit: LINES_PER_READ }));
   };
   let progress: Awaited<ReturnType<typeof read>>;
   try {

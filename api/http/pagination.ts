@@ -1,5 +1,3 @@
-import type { Knex } from 'knex';
-import { commitBehind } from '../../db/tenancy';
 import { invalidCursor, type KeysetRow, type KeysetWindow, type OffsetWindow } from '../../core/paging';
 
 /**
@@ -186,19 +184,15 @@ export type KeysetReader<T> = (window: ShapeAKeysetWindow) => Promise<KeysetRow<
  * One shape A page read through `read`, with both metadata forms and the `total` that `count`
  * reads. The two queries go out together: on a pipelined connection (db/pool.ts) they share a
  * round trip. A backward read that reaches the start with fewer rows than a page is replaced by
- * the first page, so paging back always ends on a full first page. `endOf`: the request's
- * transaction, when these reads are its last statements; a forward page needs no other, so its
- * COMMIT goes out behind them (commitBehind).
+ * the first page, so paging back always ends on a full first page.
  */
 export async function readShapeAKeysetPage<T>(
   window: ShapeAKeysetWindow,
   read: KeysetReader<T>,
   count: () => Promise<number>,
-  endOf?: Knex,
 ): Promise<{ items: T[]; page: ShapeAPage; pagination: ShapeAEntityPagination }> {
   const { limit } = window;
-  const reads = Promise.all([read(window), count()]);
-  const [firstRead, total] = await (endOf && !window.backward ? commitBehind(endOf, reads) : reads);
+  const [firstRead, total] = await Promise.all([read(window), count()]);
   let rows = firstRead;
   let sent: KeysetRow<T>[];
   let offset = window.offset;

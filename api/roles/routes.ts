@@ -1,6 +1,5 @@
 import { assignRole, unassignRole } from '../../core/roles/commands';
 import { listRoles } from '../../core/roles/store';
-import { commitBehind } from '../../db/tenancy';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { bundleRoutes } from './bundleRoutes';
@@ -25,7 +24,7 @@ export const roleRoutes = [
     handler: async ({ db, query }) => {
       const window = shapeDWindow(query);
       // Its one read is the request's last statement.
-      const page = shapeDPage(await commitBehind(db, listRoles(db, window)), window);
+      const page = shapeDPage(await listRoles(db, window), window);
       return { roles: page.items, next_cursor: page.next_cursor };
     },
   }),

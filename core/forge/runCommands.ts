@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client as TemporalClient } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { commitBehind, withTenant } from '../../db/tenancy';
+import { withTenant } from '../../db/tenancy';
 import type { CallerPrincipal } from '../auth/principal';
 import type { Config } from '../config';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
@@ -117,7 +117,7 @@ export async function startRun(
       steps: runSteps,
     });
     return {
-      run: await commitBehind(trx, inserted),
+      run: await inserted,
       steps: runSteps,
       moldSlug: mold.slug,
       moldId: mold.id,
@@ -155,14 +155,11 @@ export async function startRun(
   }
 
   await inTenant(deps, caller, (trx) =>
-    commitBehind(
-      trx,
-      recordAudit(trx, caller, {
-        ...runEvent('start', id),
-        eventType: 'forge.run.started',
-        metadata: { mold: moldSlug },
-      }),
-    ),
+    recordAudit(trx, caller, {
+      ...runEvent('start', id),
+      eventType: 'forge.run.started',
+      metadata: { mold: moldSlug },
+    }),
   );
   return run;
 }

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { commitBehind } from '../../db/tenancy';
 import type { Config } from '../config';
 import { SLOT_KINDS, type SlotKind } from './types';
 
@@ -218,10 +217,7 @@ export async function exchangeSlots(
     requestSlot(trx, { ...exchange, ...exchange.terms(kind), kind, after: acquire[index - 1] }),
   );
   const woken = release.map((kind) => wakeable(trx, tenantId, kind, exchange.terms(kind).defaultLimit));
-  const [granting, wake] = await commitBehind(
-    trx,
-    Promise.all([Promise.all(grants), Promise.all(woken), Promise.all(locks), released]),
-  );
+  const [granting, wake] = await Promise.all([Promise.all(grants), Promise.all(woken), Promise.all(locks), released]);
   const granted = acquire.filter((_kind, index) => granting[index]);
   return { granted, wake: [...new Set(wake.flat())] };
 }
