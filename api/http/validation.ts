@@ -46,15 +46,25 @@ function toDetails(where: string, errors: ErrorObject[] | null | undefined): Err
 /**
  * Where in `value` a string (or a key) holds the NUL character, or undefined. PostgreSQL stores
  * no NUL in text or jsonb, so such input is refused here, for every route, as the caller's
- * mistake rather than failing in the database as the server's.
+ * mistake rather than failing in the database as the server's. Iterative: a body's depth is
+ * bounded (jsonBody.ts), but query and path values reach here too, and no input should be able
+ * to exhaust the stack.
  */
-function nulPath(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (!value || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = nulPath(item, [...path, key]);
-    if (found) return found;
+function nulPath(value: unknown): string[] | undefined {
+  const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (typeof next.value === 'string') {
+      if (next.value.includes('\u0000')) return next.path;
+      continue;
+    }
+    if (!next.value || typeof next.value !== 'object') continue;
+    // Reversed onto the stack, so the first offending field in document order is the one named.
+    const entries = Object.entries(next.value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i];
+      if (key.includes('\u0000')) return [...next.path, key];
+      pending.push({ value: item, path: [...next.path, key] });
+    }
   }
   return undefined;
 }
