@@ -8,6 +8,7 @@ import {
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createKeyring, type Keyring } from '../core/crypto/keyring';
+import { createManifestReader, type ManifestReader } from '../core/manifests/readPool';
 import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
 import { keepAsyncHooksOff } from '../core/temporalCalls';
 import { ChangeListener } from '../db/notifications';
@@ -42,6 +43,8 @@ export interface AppDeps {
   apiKeyCache: ApiKeyCache;
   /** GET /teams per tenant; replaceable (a test gives it its own clock). */
   teamsCache: TeamsCache;
+  /** The threads that read manifests' YAML, off the event loop. */
+  manifests: ManifestReader;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -102,6 +105,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     changes,
     apiKeyCache,
     teamsCache,
+    manifests: createManifestReader(config.inputLimits),
     stopping,
   };
 }
@@ -114,5 +118,6 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
     deps.system.destroy(),
     deps.search.client.close(),
     deps.temporal.connection.close(),
+    deps.manifests.close(),
   ]);
 }

@@ -1,5 +1,4 @@
 import { MANIFEST_TYPES } from '../../core/catalog/types';
-import { MAX_IMPORT_DOCUMENTS } from '../../core/manifests/commands';
 import { MANIFEST_SCHEMA } from '../../core/manifests/manifestRules';
 import { QUALITY_FIELDS, QUALITY_STATUSES } from '../../core/manifests/qualityRules';
 import { APPLY_RESULTS, DOCUMENT_OUTCOMES } from '../../core/manifests/types';
@@ -20,7 +19,7 @@ export const manifestBodySchema = {
       type: 'string',
       minLength: 1,
       maxLength: MAX_CONTENT_CHARS,
-      description: `YAML: one document, or for validate, analyze, convert and import a stream of documents separated by \`---\` (at most ${MAX_IMPORT_DOCUMENTS} for import)`,
+      description: `YAML: one document, or for validate, analyze, convert and import a stream of documents separated by \`---\`. docs/limits.md ("Parsed input") gives the budgets: documents, nodes as aliases expand, keys per map, nesting, time`,
     },
     format: {
       type: 'string',

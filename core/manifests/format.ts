@@ -1,5 +1,17 @@
-import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Scalar, visit } from 'yaml';
+import {
+  Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  Scalar,
+  visit,
+  type YAMLMap,
+} from 'yaml';
 import type { RelationRef } from '../catalog/entityRules';
+import type { InputLimits } from '../config';
 import type { EntityInput, EntityReadme, EntityView } from '../catalog/types';
 import { invalid } from '../errors';
 import {
@@ -11,6 +23,7 @@ import {
   type SourceNote,
   type SourcePosition,
 } from './types';
+import { measureDocument } from './yamlBudget';
 
 // Our manifest format as text: a YAML stream read into documents whose every node knows its
 // line and column (the `yaml` package's LineCounter), a manifest rendered back to YAML, and the
@@ -31,8 +44,11 @@ export interface YamlDocument {
   locate: Locate;
 }
 
-/** Aliases expanded per document at most: a few anchors must not become gigabytes ("billion laughs"). */
+/** Aliases expanded per document at most, the `yaml` package's own guard (yamlBudget.ts measures what they expand to). */
 const MAX_ALIAS_COUNT = 100;
+
+/** What reading a stream is held to (core/config.ts, docs/limits.md). */
+export type ReadLimits = Pick<InputLimits, 'documents' | 'nodes' | 'keysPerMap' | 'notesPerDocument'>;
 
 /** `spec.relations[0].target` from its segments. */
 export const pathText = (path: ManifestPath): string =>
@@ -55,13 +71,27 @@ function locator(doc: Document, lines: LineCounter, documentStart: number): Loca
     const { line, col } = lines.linePos(offset);
     return { line, column: col };
   };
+  // Each map's pairs by key, built when a path first goes through it: a scan per lookup would make
+  // problems × keys quadratic.
+  const indexes = new WeakMap<YAMLMap, Map<string, YAMLMap['items'][number]>>();
+  const pairIn = (map: YAMLMap, key: string) => {
+    let index = indexes.get(map);
+    if (!index) {
+      index = new Map();
+      for (const item of map.items) {
+        if (isScalar(item.key) && !index.has(String(item.key.value))) index.set(String(item.key.value), item);
+      }
+      indexes.set(map, index);
+    }
+    return index.get(key);
+  };
   return (path, at = 'value') => {
     let node: YamlNode = doc.contents;
     let offset = startOf(node) ?? documentStart;
     for (const [i, segment] of path.entries()) {
       const last = i === path.length - 1;
       if (isMap(node)) {
-        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+        const pair = pairIn(node, String(segment));
         if (!pair) break;
         const keyStart = startOf(pair.key as YamlNode);
         const valueStart = startOf(pair.value as YamlNode);
@@ -130,19 +160,59 @@ export function tooDeepAt(text: string): number | undefined {
   return undefined;
 }
 
+/** A document over a budget refuses the whole request: its answer would cost what the budget prevents. */
+function overBudgetError(index: number, notes: SourceNote[]) {
+  const [first] = notes;
+  return invalid(
+    `content document ${index} is over a parsing budget: ${first.message}`,
+    notes.slice(0, 5).map((note) => ({
+      field: 'body.content',
+      message: `line ${note.line}, column ${note.column}: ${note.message}`,
+    })),
+  );
+}
+
+/**
+ * How many documents `text` may hold: the stretches between `---` and `...` lines that hold
+ * anything but comments. Counted without parsing, so a stream of thousands of documents is
+ * refused before it costs anything; it can only over-count (a marker inside a quoted string).
+ */
+export function documentsIn(text: string): number {
+  let documents = 0;
+  let holdsContent = false;
+  for (const line of text.split('\n')) {
+    const marker = /^(---|\.\.\.)(\s|$)/.exec(line);
+    const content = (marker ? line.slice(3) : line).trim();
+    if (marker) holdsContent = false;
+    if (content && !content.startsWith('#') && !holdsContent) {
+      holdsContent = true;
+      documents += 1;
+    }
+  }
+  return documents;
+}
+
 /**
  * Every non-empty document of `text`, each read on its own: one document's syntax error leaves the
- * others readable. Text that may nest too deep to parse safely is a 400 as a whole.
+ * others readable. Text that may nest too deep to parse safely, or holds too many documents, is a
+ * 400 as a whole; a document over the node or key budget is rejected before it is expanded.
  */
-export function parseYamlStream(text: string): YamlDocument[] {
+export function parseYamlStream(text: string, limits: ReadLimits): YamlDocument[] {
   const deep = tooDeepAt(text);
   if (deep !== undefined) {
     throw invalid(`content nests deeper than ${MAX_NESTING} levels`, [
       { field: 'body.content', message: `line ${deep}: more than ${MAX_NESTING} levels of nesting` },
     ]);
   }
+  const count = documentsIn(text);
+  if (count > limits.documents) {
+    throw invalid(`content holds ${count} documents, more than ${limits.documents} (SHIPYARD_MANIFEST_MAX_DOCUMENTS)`, [
+      { field: 'body.content', message: `must hold at most ${limits.documents} documents` },
+    ]);
+  }
   const lines = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // Duplicate keys are found by measureDocument: the package's `uniqueKeys` compares every key with every other.
+  const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const read: YamlDocument[] = [];
   for (const doc of documents) {
     if ((doc.contents === null || (isScalar(doc.contents) && doc.contents.source === '')) && !doc.errors.length) {
@@ -157,6 +227,15 @@ export function parseYamlStream(text: string): YamlDocument[] {
     };
     const problems = doc.errors.map((error) => noteAt(error.pos[0], error.message));
     problems.push(...collectionKeys(doc).map((offset) => noteAt(offset, 'a key must be a plain string')));
+    if (!problems.length) {
+      const { overBudget, duplicateKeys } = measureDocument(doc, limits);
+      if (overBudget.length)
+        throw overBudgetError(
+          read.length,
+          overBudget.map(({ offset, message }) => noteAt(offset, message)),
+        );
+      problems.push(...duplicateKeys.map(({ offset, message }) => noteAt(offset, message)));
+    }
     let value: unknown;
     if (!problems.length) {
       try {

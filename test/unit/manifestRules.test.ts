@@ -1,6 +1,11 @@
-import { readManifestDocuments } from '../../core/manifests/manifestRules';
+import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import { analyzeManifest, QUALITY_WEIGHTS } from '../../core/manifests/qualityRules';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
+import { inputLimitsFrom } from '../../core/config';
+import type { ManifestType } from '../../core/catalog/types';
+/** The default limits, as an unconfigured process has them. */
+const LIMITS = inputLimitsFrom({});
+const readManifestDocuments = (text: string, format?: ManifestType) => readWithLimits(text, format, LIMITS);
 
 const readOne = (text: string, format?: 'shipyard' | 'backstage') => {
   const documents = readManifestDocuments(text, format);
