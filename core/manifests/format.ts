@@ -23,6 +23,7 @@ import {
   type SourceNote,
   type SourcePosition,
 } from './types';
+import { documentsIn, largestDocumentNodes, MAX_NESTING, tooDeepAt } from './streamScan';
 import { measureDocument } from './yamlBudget';
 
 // Our manifest format as text: a YAML stream read into documents whose every node knows its
@@ -123,43 +124,6 @@ function collectionKeys(doc: Document): number[] {
   return offsets;
 }
 
-/** Levels of nesting a stream may have; ours and Backstage's need under ten. */
-export const MAX_NESTING = 64;
-
-/**
- * The first line where `text` may nest deeper than MAX_NESTING, or undefined. The YAML library
- * composes nodes recursively: thousands of levels (`- - - … x`, `[[[…`) cost seconds and can
- * abort the process, so such text is refused before it is parsed. This one linear pass
- * over-estimates (it counts indentation levels, indicators such as `- ` and `: `, and open
- * brackets, even inside strings), which only ever refuses text no manifest is written like.
- */
-export function tooDeepAt(text: string): number | undefined {
-  const indents: number[] = [];
-  let brackets = 0;
-  const lines = text.split('\n');
-  for (const [i, line] of lines.entries()) {
-    if (/^(---|\.\.\.)(\s|$)/.test(line)) {
-      indents.length = 0;
-      brackets = 0;
-    }
-    const content = line.trimStart();
-    if (!content || content.startsWith('#')) continue;
-    const indent = line.length - content.length;
-    if (brackets === 0) {
-      while (indents.length && indents[indents.length - 1] >= indent) indents.pop();
-      indents.push(indent);
-    }
-    let deepest = brackets;
-    for (const char of content) {
-      if (char === '[' || char === '{') deepest = Math.max(deepest, ++brackets);
-      else if ((char === ']' || char === '}') && brackets > 0) brackets -= 1;
-    }
-    const indicators = content.match(/(^|\s)[-?:](?=\s|$)/g)?.length ?? 0;
-    if (indents.length + indicators + deepest > MAX_NESTING) return i + 1;
-  }
-  return undefined;
-}
-
 /** A document over a budget refuses the whole request: its answer would cost what the budget prevents. */
 function overBudgetError(index: number, notes: SourceNote[]) {
   const [first] = notes;
@@ -170,26 +134,6 @@ function overBudgetError(index: number, notes: SourceNote[]) {
       message: `line ${note.line}, column ${note.column}: ${note.message}`,
     })),
   );
-}
-
-/**
- * How many documents `text` may hold: the stretches between `---` and `...` lines that hold
- * anything but comments. Counted without parsing, so a stream of thousands of documents is
- * refused before it costs anything; it can only over-count (a marker inside a quoted string).
- */
-export function documentsIn(text: string): number {
-  let documents = 0;
-  let holdsContent = false;
-  for (const line of text.split('\n')) {
-    const marker = /^(---|\.\.\.)(\s|$)/.exec(line);
-    const content = (marker ? line.slice(3) : line).trim();
-    if (marker) holdsContent = false;
-    if (content && !content.startsWith('#') && !holdsContent) {
-      holdsContent = true;
-      documents += 1;
-    }
-  }
-  return documents;
 }
 
 /**
@@ -209,6 +153,13 @@ export function parseYamlStream(text: string, limits: ReadLimits): YamlDocument[
     throw invalid(`content holds ${count} documents, more than ${limits.documents} (SHIPYARD_MANIFEST_MAX_DOCUMENTS)`, [
       { field: 'body.content', message: `must hold at most ${limits.documents} documents` },
     ]);
+  }
+  const nodes = largestDocumentNodes(text);
+  if (nodes > limits.nodes) {
+    throw invalid(
+      `a document of content writes about ${nodes} nodes, more than ${limits.nodes} (SHIPYARD_MANIFEST_MAX_NODES)`,
+      [{ field: 'body.content', message: `each document must hold at most ${limits.nodes} nodes` }],
+    );
   }
   const lines = new LineCounter();
   // Duplicate keys are found by measureDocument: the package's `uniqueKeys` compares every key with every other.

@@ -43,7 +43,7 @@ export function measureDocument(doc: Document, budget: YamlBudget): Measurement 
   const add = (a: number, b: number) => Math.min(cap, a + b);
 
   // Recursive, in source order (anchors are defined where they are written); the depth is
-  // bounded before parsing (tooDeepAt in format.ts).
+  // bounded before parsing (tooDeepAt in streamScan.ts).
   const measure = (node: Node | null | undefined): number => {
     if (!node) return 1;
     if (isAlias(node)) {

@@ -2,13 +2,12 @@ import { parse, parseAllDocuments } from 'yaml';
 import type { EntityView } from '../../core/catalog/types';
 import type { ApiError } from '../../core/errors';
 import {
-  documentsIn,
   entityInputOf,
   manifestOfEntity,
   parseYamlStream as parseWithLimits,
   renderYaml,
-  tooDeepAt,
 } from '../../core/manifests/format';
+import { documentsIn, tooDeepAt } from '../../core/manifests/streamScan';
 import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import type { Manifest } from '../../core/manifests/types';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
