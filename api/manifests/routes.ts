@@ -3,6 +3,7 @@ import { createManifest, deleteManifest, entityManifestYaml, updateManifest } fr
 import { importManifests } from '../../core/manifests/importCommands';
 import { getManifest, listManifests } from '../../core/manifests/store';
 import type { ReadDocument } from '../../core/manifests/types';
+import { errorEnvelopeSchema } from '../http/errorHandler';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute, linksTo } from '../http/route';
 import { entityRefParams } from '../catalog/schemas';
@@ -17,6 +18,7 @@ import {
   manifestRefParams,
   manifestSchema,
   validationSchema,
+  yamlRefusals,
 } from './schemas';
 
 // Manifests: YAML documents that declare entities (README "Manifests"). The named operations
@@ -44,7 +46,7 @@ export const manifestRoutes = [
     summary:
       'Validate YAML (one or many documents, ours or Backstage’s): every problem with its path, line and column. Nothing is stored',
     body: manifestBodySchema,
-    responses: { 200: { description: '`{valid, documents}`', schema: validationSchema } },
+    responses: { 200: { description: '`{valid, documents}`', schema: validationSchema }, ...yamlRefusals },
     handler: async ({ body, deps }) => {
       const { documents } = await deps.manifests.read(body);
       return {
@@ -62,7 +64,7 @@ export const manifestRoutes = [
     summary:
       'Quality of each document: a score 0–100 (owner 25, description 20, lifecycle 15, links 15, readme 15, tier 10; a weak field earns half) and what is missing, weak or invalid. Nothing is stored',
     body: manifestBodySchema,
-    responses: { 200: { description: '`{documents}`', schema: analysisSchema } },
+    responses: { 200: { description: '`{documents}`', schema: analysisSchema }, ...yamlRefusals },
     handler: async ({ body, deps }) => {
       const { documents, quality = [] } = await deps.manifests.read({ ...body, with: 'quality' });
       return {
@@ -82,7 +84,7 @@ export const manifestRoutes = [
     summary:
       'Convert a Backstage-style descriptor (one or many documents: Component, API, System, Resource; Group is skipped) to manifests of our format. What has no equivalent is a warning. Nothing is stored',
     body: manifestBodySchema,
-    responses: { 200: { description: '`{content, documents}`', schema: conversionSchema } },
+    responses: { 200: { description: '`{content, documents}`', schema: conversionSchema }, ...yamlRefusals },
     handler: async ({ body, deps }) => {
       const { documents, rendered = '' } = await deps.manifests.read({
         content: body.content,
@@ -109,7 +111,15 @@ export const manifestRoutes = [
     // Up to a megabyte of YAML is parsed before a transaction (and a pooled connection) is taken.
     transaction: 'on-demand',
     body: manifestBodySchema,
-    responses: { 200: { description: 'Counts and, per document, what was done', schema: importReportSchema } },
+    responses: {
+      200: { description: 'Counts and, per document, what was done', schema: importReportSchema },
+      ...yamlRefusals,
+      409: {
+        description:
+          'An entity the import relates to was deleted while it was applied: nothing is written; send it again',
+        schema: errorEnvelopeSchema,
+      },
+    },
     handler: async ({ inTenant, auth, body, deps }) => {
       const { documents } = await deps.manifests.read(body);
       return inTenant((trx) => importManifests(trx, auth, documents));
@@ -146,6 +156,7 @@ export const manifestRoutes = [
           id: '$response.body#/manifest/id',
         }),
       },
+      ...yamlRefusals,
     },
     handler: async ({ inTenant, auth, body, deps }) => {
       const { documents } = await deps.manifests.read(body);
@@ -175,7 +186,7 @@ export const manifestRoutes = [
     params: manifestRefParams,
     transaction: 'on-demand',
     body: manifestBodySchema,
-    responses: { 200: { description: 'The manifest and its entity', schema: appliedManifestSchema } },
+    responses: { 200: { description: 'The manifest and its entity', schema: appliedManifestSchema }, ...yamlRefusals },
     handler: async ({ inTenant, auth, params, body, deps }) => {
       const { documents } = await deps.manifests.read(body);
       return inTenant((trx) => updateManifest(trx, auth, params.id, documents));
