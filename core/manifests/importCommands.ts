@@ -6,7 +6,7 @@ import type { EntityInput, ManifestType } from '../catalog/types';
 import { ApiError, conflict } from '../errors';
 import { entityInputOf as entityInputFromManifest } from './format';
 import { applyDocument, notesOfRefusal, serviceIdOf, type Accepted } from './commands';
-import { relationRefusals, type ImportedEntity } from './importRules';
+import { relationRefusals, writeOrder, type ImportedEntity } from './importRules';
 import { locateIn } from './manifestRules';
 import type { ApplyResult, ReadDocument, SourceNote } from './types';
 
@@ -63,9 +63,10 @@ function entitiesOf(documents: ReadDocument[], rejected: Map<number, SourceNote[
 
 /**
  * Applies the documents in the caller's transaction. A relation may name any document of the
- * import, in any order (cycles too): such documents are written without their relations first,
- * and their relations once every entity exists. Nothing is retried: a write refused after the
- * checks means the catalog changed under the import (an entity deleted meanwhile), a 409.
+ * import, in any order: documents are written targets first, each once; only documents in a
+ * cycle of relations are written without them first and get them once every entity exists.
+ * Nothing is retried: a write refused after the checks means the catalog changed under the
+ * import (an entity deleted meanwhile), a 409.
  */
 export async function importManifests(db: Knex, by: Principal, documents: ReadDocument[]): Promise<ImportReport> {
   const rejected = new Map<number, SourceNote[]>();
@@ -81,18 +82,14 @@ export async function importManifests(db: Knex, by: Principal, documents: ReadDo
     rejected.set(index, notesOfRefusal(details, documents[index]));
   }
 
-  const declared = new Set(entities.map((entity) => entity.serviceId));
+  const { ordered, cyclic } = writeOrder(entities, new Set(rejected.keys()));
   const applied = new Map<number, Applied>();
-  const later: Input[] = [];
+  const write = async (index: number, input: EntityInput) =>
+    applied.set(index, await applyDocument(db, by, documents[index] as Accepted, input));
   try {
-    for (const [index, input] of inputs) {
-      if (rejected.has(index)) continue;
-      const needsImported = input.relations?.some((relation) => declared.has(relation.target));
-      if (needsImported) later.push(input);
-      const written = needsImported ? { ...input, relations: undefined } : input;
-      applied.set(index, await applyDocument(db, by, documents[index] as Accepted, written));
-    }
-    for (const input of later) await upsertEntity(db, by, input, 'manifest');
+    for (const index of ordered) await write(index, inputs.get(index) as Input);
+    for (const index of cyclic) await write(index, { ...(inputs.get(index) as Input), relations: undefined });
+    for (const index of cyclic) await upsertEntity(db, by, inputs.get(index) as Input, 'manifest');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'INVALID_REQUEST') {
       throw conflict(`The catalog changed while the import was applied (${err.message}); send it again`);

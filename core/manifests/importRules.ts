@@ -53,3 +53,40 @@ export function relationRefusals(
   }
   return refusals;
 }
+
+/**
+ * The order to write an import's entities in so that each relation's target exists before the
+ * relation: `ordered` are written whole, targets first; `cyclic` (a cycle of relations, or
+ * needing one) are written without relations after them, and get their relations once all exist.
+ * A relation to a refused document relates to the stored entity, so it orders nothing.
+ */
+export function writeOrder(
+  entities: readonly ImportedEntity[],
+  refused: ReadonlySet<number>,
+): { ordered: number[]; cyclic: number[] } {
+  const written = entities.filter((entity) => !refused.has(entity.index));
+  const declared = new Map(written.map((entity) => [entity.serviceId, entity.index]));
+  /** Per document, how many documents it still waits for, and who waits for it. */
+  const waitsFor = new Map<number, number>();
+  const awaitedBy = new Map<number, number[]>();
+  for (const { index, relations } of written) {
+    const targets = new Set(relations.flatMap(({ target }) => declared.get(target) ?? []));
+    targets.delete(index);
+    waitsFor.set(index, targets.size);
+    for (const target of targets) {
+      const waiting = awaitedBy.get(target) ?? [];
+      waiting.push(index);
+      awaitedBy.set(target, waiting);
+    }
+  }
+  const ordered = written.filter(({ index }) => waitsFor.get(index) === 0).map(({ index }) => index);
+  for (let i = 0; i < ordered.length; i++) {
+    for (const waiting of awaitedBy.get(ordered[i]) ?? []) {
+      const left = (waitsFor.get(waiting) ?? 0) - 1;
+      waitsFor.set(waiting, left);
+      if (left === 0) ordered.push(waiting);
+    }
+  }
+  const done = new Set(ordered);
+  return { ordered, cyclic: written.filter(({ index }) => !done.has(index)).map(({ index }) => index) };
+}

@@ -148,6 +148,13 @@ export function validateManifest(value: unknown, locate: Locate): SourceNote[] {
       message: 'must not contain the NUL character',
     }));
   }
+  // ajv's uniqueItems compares every pair of relations (objects), even past maxItems: a list that
+  // is too long is refused before the schema sees it.
+  const relations = (value as { spec?: { relations?: unknown } } | null)?.spec?.relations;
+  if (Array.isArray(relations) && relations.length > MAX_RELATIONS) {
+    const path: ManifestPath = ['spec', 'relations'];
+    return [{ path: pathText(path), ...locate(path), message: `must NOT have more than ${MAX_RELATIONS} items` }];
+  }
   if (!validateSchema(value)) return (validateSchema.errors ?? []).map((error) => noteOf(error, locate));
   const { metadata } = value as Manifest;
   const serviceId = metadata.service_id ?? serviceIdFromName(metadata.name);

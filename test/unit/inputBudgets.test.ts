@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import { nestsDeeperThan } from '../../api/http/jsonBody';
-import { relationRefusals } from '../../core/manifests/importRules';
+import { relationRefusals, writeOrder } from '../../core/manifests/importRules';
 import { largestDocumentNodes } from '../../core/manifests/streamScan';
 import { measureDocument } from '../../core/manifests/yamlBudget';
 import { aliasBomb, selfAlias, wideMap } from '../support/hostileBodies';
@@ -92,5 +92,22 @@ describe('relation refusals of an import', () => {
     expect(refusals.get(5_000)).toEqual([
       { field: 'body.relations[0].target', message: 'no entity "e5001" in this tenant' },
     ]);
+  });
+
+  test('entities are written targets first, each once; only a cycle, and what needs it, waits for a second write', () => {
+    const order = writeOrder(
+      [
+        entity(0, 'web', 'api', 'db'),
+        entity(1, 'api', 'db'),
+        entity(2, 'db'),
+        entity(3, 'a', 'b'),
+        entity(4, 'b', 'a'),
+        entity(5, 'needs-cycle', 'a'),
+        entity(6, 'refused', 'db'),
+        entity(7, 'needs-refused', 'refused'),
+      ],
+      new Set([6]),
+    );
+    expect(order).toEqual({ ordered: [2, 7, 1, 0], cyclic: [3, 4, 5] });
   });
 });
