@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { InputLimits } from '../config';
 import { ApiError } from '../errors';
@@ -14,12 +15,15 @@ export interface ManifestReader {
   close(): Promise<void>;
 }
 
-/** Under tsx or jest the worker is TypeScript and needs tsx's loader; built, it is the .js beside this file. */
+/**
+ * Under tsx or jest the worker is TypeScript and needs tsx's loader (by its path: a bare `tsx`
+ * resolves from the working directory); built, it is the .js beside this file.
+ */
 function workerFile(): { filename: string; execArgv: string[] } {
   const extension = path.extname(__filename);
   return {
     filename: path.join(__dirname, `readWorker${extension}`),
-    execArgv: extension === '.ts' ? ['--import', 'tsx'] : [],
+    execArgv: extension === '.ts' ? ['--import', pathToFileURL(require.resolve('tsx')).href] : [],
   };
 }
 
