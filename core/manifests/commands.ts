@@ -5,7 +5,7 @@ import { findEntity, removeEntity, upsertEntity } from '../catalog/entityCommand
 import { serviceIdFromName } from '../catalog/entityRules';
 import { getReadme } from '../catalog/entityStore';
 import { outgoingRelationRefs } from '../catalog/relationStore';
-import type { EntityInput, EntityView, ManifestType } from '../catalog/types';
+import type { EntityInput, EntityView } from '../catalog/types';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors';
 import { entityInputOf, manifestOfEntity, pathText, renderYaml } from './format';
 import { ENTITY_FIELD_PATHS, locateIn } from './manifestRules';
@@ -15,11 +15,6 @@ import type { Manifest, ReadDocument, SourceNote } from './types';
 // Writing manifests: each declares one entity, written through the catalog's upsertEntity
 // (source `manifest`) with its manifest row, in the caller's transaction. The documents come
 // read already (readPool.ts): no YAML is parsed here, and no transaction is held while it is.
-
-export interface ManifestBody {
-  content: string;
-  format?: ManifestType;
-}
 
 export interface AppliedManifest {
   result: 'created' | 'updated';

@@ -302,7 +302,7 @@ export function readDocumentOf(document: ManifestDocument): ReadDocument {
 }
 
 /** The service_id of the entity a document declares, as far as it can be read; null for a skipped kind. */
-export function declaredServiceId(document: ManifestDocument): string | null {
+function declaredServiceId(document: ManifestDocument): string | null {
   if (document.outcome === 'skipped') return null;
   const metadata = (document.draft as { metadata?: { service_id?: unknown; name?: unknown } } | undefined)?.metadata;
   if (typeof metadata?.service_id === 'string') return metadata.service_id;
