@@ -3,6 +3,7 @@ import { readManifestDocuments as readWithLimits } from '../../core/manifests/ma
 import { backstageDescriptor } from '../support/manifestFixtures';
 import { inputLimitsFrom } from '../../core/config';
 import type { ManifestType } from '../../core/catalog/types';
+
 /** The default limits, as an unconfigured process has them. */
 const LIMITS = inputLimitsFrom({});
 const readManifestDocuments = (text: string, format?: ManifestType) => readWithLimits(text, format, LIMITS);

@@ -13,6 +13,7 @@ import type { Manifest } from '../../core/manifests/types';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
 import { inputLimitsFrom } from '../../core/config';
 import type { ManifestType } from '../../core/catalog/types';
+
 /** The default limits, as an unconfigured process has them. */
 const LIMITS = inputLimitsFrom({});
 const readManifestDocuments = (text: string, format?: ManifestType) => readWithLimits(text, format, LIMITS);
