@@ -46,24 +46,21 @@ function toDetails(where: string, errors: ErrorObject[] | null | undefined): Err
 /**
  * Where in `value` a string (or a key) holds the NUL character, or undefined. PostgreSQL stores
  * no NUL in text or jsonb, so such input is refused here, for every route, as the caller's
- * mistake rather than failing in the database as the server's. Iterative: a body's depth is
- * bounded (jsonBody.ts), but query and path values reach here too, and no input should be able
- * to exhaust the stack.
+ * mistake rather than failing in the database as the server's. Iterative, so no value can
+ * exhaust the stack, whatever its depth.
  */
 function nulPath(value: unknown): string[] | undefined {
   const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
   for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.path[next.path.length - 1]?.includes('\u0000')) return next.path;
     if (typeof next.value === 'string') {
       if (next.value.includes('\u0000')) return next.path;
-      continue;
-    }
-    if (!next.value || typeof next.value !== 'object') continue;
-    // Reversed onto the stack, so the first offending field in document order is the one named.
-    const entries = Object.entries(next.value);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, item] = entries[i];
-      if (key.includes('\u0000')) return [...next.path, key];
-      pending.push({ value: item, path: [...next.path, key] });
+    } else if (next.value && typeof next.value === 'object') {
+      // Reversed onto the stack: fields are checked in document order, each before what it holds.
+      const entries = Object.entries(next.value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        pending.push({ value: entries[i][1], path: [...next.path, entries[i][0]] });
+      }
     }
   }
   return undefined;

@@ -138,8 +138,8 @@ function overBudgetError(index: number, notes: SourceNote[]) {
 
 /**
  * Every non-empty document of `text`, each read on its own: one document's syntax error leaves the
- * others readable. Text that may nest too deep to parse safely, or holds too many documents, is a
- * 400 as a whole; a document over the node or key budget is rejected before it is expanded.
+ * others readable. Text that may nest too deep to parse safely or holds too many documents, or a
+ * document over the node or key budget (measured before anything expands it), is a 400 as a whole.
  */
 export function parseYamlStream(text: string, limits: ReadLimits): YamlDocument[] {
   const deep = tooDeepAt(text);

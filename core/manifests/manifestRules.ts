@@ -272,8 +272,6 @@ export const ENTITY_FIELD_PATHS: Record<string, ManifestPath> = {
   readme: ['spec', 'readme'],
 };
 
-const keyed = (path: ManifestPath, at?: 'key' | 'value') => `${pathText(path)}${at === 'key' ? '#key' : ''}`;
-
 /**
  * The positions a write of `document` may report a refusal at (each entity field, each relation's
  * target), resolved while the source is at hand: what crosses a thread boundary must be plain data.
@@ -281,14 +279,17 @@ const keyed = (path: ManifestPath, at?: 'key' | 'value') => `${pathText(path)}${
 function positionsOf(document: ManifestDocument): SourcePositions {
   const paths: ManifestPath[] = [[], ...Object.values(ENTITY_FIELD_PATHS)];
   document.manifest?.spec.relations?.forEach((_, i) => paths.push(['spec', 'relations', i, 'target']));
-  return Object.fromEntries(paths.map((path) => [keyed(path), document.locate(path)]));
+  return Object.fromEntries(paths.map((path) => [pathText(path), document.locate(path)]));
 }
 
-/** A Locate over positions resolved beforehand: a path not among them is placed at its nearest resolved ancestor. */
+/**
+ * A Locate over positions resolved beforehand (values: a write refuses values, never keys): a path
+ * not among them is placed at its nearest resolved ancestor.
+ */
 export function locateIn(positions: SourcePositions): Locate {
-  return (path, at) => {
+  return (path) => {
     for (let length = path.length; length >= 0; length--) {
-      const found = positions[keyed(path.slice(0, length), length === path.length ? at : undefined)];
+      const found = positions[pathText(path.slice(0, length))];
       if (found) return found;
     }
     return { line: 1, column: 1 };

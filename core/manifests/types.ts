@@ -91,7 +91,7 @@ export interface ManifestDocument {
   locate: Locate;
 }
 
-/** Positions resolved where the source was parsed, by `pathText` (`#key` appended for a key): plain data, unlike a Locate. */
+/** Positions of values resolved where the source was parsed, by `pathText`: plain data, unlike a Locate. */
 export type SourcePositions = Record<string, SourcePosition>;
 
 /** A document as the parser thread hands it over: plain data, with the positions its writes may need. */
