@@ -110,3 +110,19 @@ test('malformed metrics settings stop the start, naming the variable', () => {
       /SHIPYARD_WORKER_METRICS_ADDRESS must be ip:port/,
     );
 });
+
+test('parsed-input budgets have working defaults, each variable overrides its own, and zero stops the start', () => {
+  expect(loadConfig({}).inputLimits).toEqual({
+    jsonDepth: 64,
+    documents: 500,
+    nodes: 20_000,
+    keysPerMap: 1_000,
+    notesPerDocument: 50,
+    parseTimeoutMs: 2_000,
+    parseThreads: 2,
+  });
+  expect(
+    loadConfig({ SHIPYARD_LIMIT_JSON_DEPTH: '16', SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS: '500' }).inputLimits,
+  ).toMatchObject({ jsonDepth: 16, parseTimeoutMs: 500, nodes: 20_000 });
+  expect(() => loadConfig({ SHIPYARD_MANIFEST_MAX_NODES: '0' })).toThrow(/SHIPYARD_MANIFEST_MAX_NODES/);
+});
