@@ -8,6 +8,7 @@ import {
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createKeyring, type Keyring } from '../core/crypto/keyring';
+import { createManifestReader, type ManifestReader } from '../core/manifests/readPool';
 import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
 import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
@@ -44,6 +45,8 @@ export interface AppDeps {
   teamsCache: TeamsCache;
   /** Statistics reads: cached, shared and bounded per tenant. */
   aggregates: AggregateReads;
+  /** The threads that read manifests' YAML, off the event loop. */
+  manifests: ManifestReader;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -108,6 +111,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     apiKeyCache,
     teamsCache,
     aggregates: new AggregateReads(config.limits.aggregates),
+    manifests: createManifestReader(config.inputLimits),
     stopping,
   };
 }
@@ -120,5 +124,6 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
     deps.system.destroy(),
     deps.search.client.close(),
     deps.temporal.connection.close(),
+    deps.manifests.close(),
   ]);
 }

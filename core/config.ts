@@ -128,6 +128,8 @@ export interface Config {
   };
   /** Resource limits: database, auth, streams, connections (ResourceLimits). */
   limits: ResourceLimits;
+  /** Budgets on parsed input (docs/limits.md, "Parsed input"). */
+  inputLimits: InputLimits;
 }
 
 type Env = Record<string, string | undefined>;
@@ -389,6 +391,39 @@ function resourceLimitsFrom(env: Env): ResourceLimits {
 }
 
 // ---- end of resource limits ----
+// ---- Parsed input (issue 45): budgets checked before any work on a body or a YAML stream ----
+
+export interface InputLimits {
+  /** Levels of nesting of a JSON request body (SHIPYARD_LIMIT_JSON_DEPTH). */
+  jsonDepth: number;
+  /** Documents of one YAML stream, counted before it is parsed (SHIPYARD_MANIFEST_MAX_DOCUMENTS). */
+  documents: number;
+  /** Nodes of one YAML document as it expands, aliases counted at their anchor's size (SHIPYARD_MANIFEST_MAX_NODES). */
+  nodes: number;
+  /** Keys of one YAML map (SHIPYARD_MANIFEST_MAX_KEYS). */
+  keysPerMap: number;
+  /** Problems, and warnings, listed per document; the rest are counted (SHIPYARD_MANIFEST_MAX_NOTES). */
+  notesPerDocument: number;
+  /** How long reading one request's YAML may take on a parser thread (SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS). */
+  parseTimeoutMs: number;
+  /** Parser threads: YAML is read off the event loop (SHIPYARD_MANIFEST_PARSE_THREADS). */
+  parseThreads: number;
+}
+
+/** The limits `env` sets, each variable's default where it is unset (tests take `inputLimitsFrom({})`). */
+export function inputLimitsFrom(env: Env): InputLimits {
+  return {
+    jsonDepth: positiveIntFrom(env, 'SHIPYARD_LIMIT_JSON_DEPTH', 64),
+    documents: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_DOCUMENTS', 500),
+    nodes: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_NODES', 20_000),
+    keysPerMap: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_KEYS', 1_000),
+    notesPerDocument: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_NOTES', 50),
+    parseTimeoutMs: positiveIntFrom(env, 'SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS', 2_000),
+    parseThreads: positiveIntFrom(env, 'SHIPYARD_MANIFEST_PARSE_THREADS', 2),
+  };
+}
+
+// ---- end of parsed input ----
 
 export function loadConfig(env: Env = process.env): Config {
   const pgHost = env.SHIPYARD_PG_HOST ?? '127.0.0.1';
@@ -461,5 +496,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metrics: metricsFrom(env, port),
     limits: resourceLimitsFrom(env),
+    inputLimits: inputLimitsFrom(env),
   };
 }

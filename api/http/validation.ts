@@ -46,15 +46,22 @@ function toDetails(where: string, errors: ErrorObject[] | null | undefined): Err
 /**
  * Where in `value` a string (or a key) holds the NUL character, or undefined. PostgreSQL stores
  * no NUL in text or jsonb, so such input is refused here, for every route, as the caller's
- * mistake rather than failing in the database as the server's.
+ * mistake rather than failing in the database as the server's. Iterative, so no value can
+ * exhaust the stack, whatever its depth.
  */
-function nulPath(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (!value || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = nulPath(item, [...path, key]);
-    if (found) return found;
+function nulPath(value: unknown): string[] | undefined {
+  const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.path[next.path.length - 1]?.includes('\u0000')) return next.path;
+    if (typeof next.value === 'string') {
+      if (next.value.includes('\u0000')) return next.path;
+    } else if (next.value && typeof next.value === 'object') {
+      // Reversed onto the stack: fields are checked in document order, each before what it holds.
+      const entries = Object.entries(next.value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        pending.push({ value: entries[i][1], path: [...next.path, entries[i][0]] });
+      }
+    }
   }
   return undefined;
 }

@@ -1,17 +1,9 @@
 import { notFound } from '../../core/errors';
-import {
-  createManifest,
-  deleteManifest,
-  entityManifestYaml,
-  importManifests,
-  readImport,
-  updateManifest,
-} from '../../core/manifests/commands';
-import { renderYaml } from '../../core/manifests/format';
-import { declaredServiceId, readManifestDocuments } from '../../core/manifests/manifestRules';
-import { analyzeManifest } from '../../core/manifests/qualityRules';
+import { createManifest, deleteManifest, entityManifestYaml, updateManifest } from '../../core/manifests/commands';
+import { importManifests } from '../../core/manifests/importCommands';
 import { getManifest, listManifests } from '../../core/manifests/store';
-import type { ManifestDocument } from '../../core/manifests/types';
+import type { ReadDocument } from '../../core/manifests/types';
+import { errorEnvelopeSchema } from '../http/errorHandler';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute, linksTo } from '../http/route';
 import { entityRefParams } from '../catalog/schemas';
@@ -26,19 +18,20 @@ import {
   manifestRefParams,
   manifestSchema,
   validationSchema,
+  yamlRefusals,
 } from './schemas';
 
 // Manifests: YAML documents that declare entities (README "Manifests"). The named operations
 // (validate, analyze, convert, import) are static paths, declared before /manifests/{id}.
-// validate, analyze, convert and import hold no transaction while they parse.
+// YAML is read on the parser threads (deps.manifests) with no transaction held.
 
 /** What every per-document answer says about a document. */
-const described = (document: ManifestDocument) => ({
+const described = (document: ReadDocument) => ({
   index: document.index,
   line: document.line,
   format: document.format,
   kind: document.kind ?? null,
-  service_id: declaredServiceId(document),
+  service_id: document.service_id,
   problems: document.problems,
   warnings: document.warnings,
 });
@@ -53,9 +46,9 @@ export const manifestRoutes = [
     summary:
       'Validate YAML (one or many documents, ours or Backstage’s): every problem with its path, line and column. Nothing is stored',
     body: manifestBodySchema,
-    responses: { 200: { description: '`{valid, documents}`', schema: validationSchema } },
-    handler: ({ body }) => {
-      const documents = readManifestDocuments(body.content, body.format);
+    responses: { 200: { description: '`{valid, documents}`', schema: validationSchema }, ...yamlRefusals },
+    handler: async ({ body, deps }) => {
+      const { documents } = await deps.manifests.read(body);
       return {
         valid: documents.length > 0 && documents.every((d) => d.outcome !== 'rejected'),
         documents: documents.map((document) => ({ ...described(document), outcome: document.outcome })),
@@ -71,16 +64,16 @@ export const manifestRoutes = [
     summary:
       'Quality of each document: a score 0–100 (owner 25, description 20, lifecycle 15, links 15, readme 15, tier 10; a weak field earns half) and what is missing, weak or invalid. Nothing is stored',
     body: manifestBodySchema,
-    responses: { 200: { description: '`{documents}`', schema: analysisSchema } },
-    handler: ({ body }) => ({
-      documents: readManifestDocuments(body.content, body.format).map((document) => {
-        const readable = document.draft !== undefined;
-        const report = readable
-          ? analyzeManifest(document.draft, document.problems)
-          : { score: null, checks: [], missing: [], weak: [] };
-        return { ...described(document), ...report };
-      }),
-    }),
+    responses: { 200: { description: '`{documents}`', schema: analysisSchema }, ...yamlRefusals },
+    handler: async ({ body, deps }) => {
+      const { documents, quality = [] } = await deps.manifests.read({ ...body, with: 'quality' });
+      return {
+        documents: documents.map((document, i) => ({
+          ...described(document),
+          ...(quality[i] ?? { score: null, checks: [], missing: [], weak: [] }),
+        })),
+      };
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -91,12 +84,15 @@ export const manifestRoutes = [
     summary:
       'Convert a Backstage-style descriptor (one or many documents: Component, API, System, Resource; Group is skipped) to manifests of our format. What has no equivalent is a warning. Nothing is stored',
     body: manifestBodySchema,
-    responses: { 200: { description: '`{content, documents}`', schema: conversionSchema } },
-    handler: ({ body }) => {
-      const documents = readManifestDocuments(body.content, body.format ?? 'backstage');
-      const manifests = documents.flatMap((document) => (document.manifest ? [document.manifest] : []));
+    responses: { 200: { description: '`{content, documents}`', schema: conversionSchema }, ...yamlRefusals },
+    handler: async ({ body, deps }) => {
+      const { documents, rendered = '' } = await deps.manifests.read({
+        content: body.content,
+        format: body.format ?? 'backstage',
+        with: 'rendered',
+      });
       return {
-        content: renderYaml(manifests),
+        content: rendered,
         documents: documents.map((document) => ({
           ...described(document),
           outcome: document.outcome,
@@ -115,9 +111,17 @@ export const manifestRoutes = [
     // Up to a megabyte of YAML is parsed before a transaction (and a pooled connection) is taken.
     transaction: 'on-demand',
     body: manifestBodySchema,
-    responses: { 200: { description: 'Counts and, per document, what was done', schema: importReportSchema } },
-    handler: ({ inTenant, auth, body }) => {
-      const documents = readImport(body);
+    responses: {
+      200: { description: 'Counts and, per document, what was done', schema: importReportSchema },
+      ...yamlRefusals,
+      409: {
+        description:
+          'An entity the import relates to was deleted while it was applied: nothing is written; send it again',
+        schema: errorEnvelopeSchema,
+      },
+    },
+    handler: async ({ inTenant, auth, body, deps }) => {
+      const { documents } = await deps.manifests.read(body);
       return inTenant((trx) => importManifests(trx, auth, documents));
     },
   }),
@@ -142,6 +146,7 @@ export const manifestRoutes = [
     access: 'catalog:write',
     summary:
       'Apply one manifest: creates or updates the entity it declares (by service_id, `source: manifest`). A field it leaves out is cleared; applying it again changes nothing',
+    transaction: 'on-demand',
     body: manifestBodySchema,
     responses: {
       200: {
@@ -151,8 +156,12 @@ export const manifestRoutes = [
           id: '$response.body#/manifest/id',
         }),
       },
+      ...yamlRefusals,
     },
-    handler: ({ db, auth, body }) => createManifest(db, auth, body),
+    handler: async ({ inTenant, auth, body, deps }) => {
+      const { documents } = await deps.manifests.read(body);
+      return inTenant((trx) => createManifest(trx, auth, documents));
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -175,9 +184,13 @@ export const manifestRoutes = [
     access: 'catalog:write',
     summary: 'Replace a manifest and apply it. Its document declares the same service_id, or none',
     params: manifestRefParams,
+    transaction: 'on-demand',
     body: manifestBodySchema,
-    responses: { 200: { description: 'The manifest and its entity', schema: appliedManifestSchema } },
-    handler: ({ db, auth, params, body }) => updateManifest(db, auth, params.id, body),
+    responses: { 200: { description: 'The manifest and its entity', schema: appliedManifestSchema }, ...yamlRefusals },
+    handler: async ({ inTenant, auth, params, body, deps }) => {
+      const { documents } = await deps.manifests.read(body);
+      return inTenant((trx) => updateManifest(trx, auth, params.id, documents));
+    },
   }),
   defineRoute({
     method: 'DELETE',

@@ -1,10 +1,10 @@
 import { MANIFEST_TYPES } from '../../core/catalog/types';
-import { MAX_IMPORT_DOCUMENTS } from '../../core/manifests/commands';
 import { MANIFEST_SCHEMA } from '../../core/manifests/manifestRules';
 import { QUALITY_FIELDS, QUALITY_STATUSES } from '../../core/manifests/qualityRules';
 import { APPLY_RESULTS, DOCUMENT_OUTCOMES } from '../../core/manifests/types';
 import { keysetListQuery } from '../http/pagination';
 import { entitySchema } from '../catalog/schemas';
+import { errorEnvelopeSchema } from '../http/errorHandler';
 
 // Manifests' request and response schemas. YAML travels as a string field of a JSON body, so
 // every route keeps the app's one body parser, its size limit and the error envelope.
@@ -20,7 +20,7 @@ export const manifestBodySchema = {
       type: 'string',
       minLength: 1,
       maxLength: MAX_CONTENT_CHARS,
-      description: `YAML: one document, or for validate, analyze, convert and import a stream of documents separated by \`---\` (at most ${MAX_IMPORT_DOCUMENTS} for import)`,
+      description: `YAML: one document, or for validate, analyze, convert and import a stream of documents separated by \`---\`. docs/limits.md ("Parsed input") gives the budgets: documents, nodes as aliases expand, keys per map, nesting, time`,
     },
     format: {
       type: 'string',
@@ -30,6 +30,19 @@ export const manifestBodySchema = {
     },
   },
   additionalProperties: false,
+} as const;
+
+/** What reading a body's YAML may answer instead (docs/limits.md, "Parsed input"), declared on each route that reads it. */
+export const yamlRefusals = {
+  400: {
+    description:
+      'An invalid body, or content over a parsing budget: more than SHIPYARD_MANIFEST_MAX_DOCUMENTS documents, a document over SHIPYARD_MANIFEST_MAX_NODES nodes as its aliases expand, a map over SHIPYARD_MANIFEST_MAX_KEYS keys, more than 64 levels of nesting, or an alias inside its own anchor',
+    schema: errorEnvelopeSchema,
+  },
+  413: {
+    description: 'A body over BODY_LIMIT, or content that took longer than SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS to read',
+    schema: errorEnvelopeSchema,
+  },
 } as const;
 
 export const manifestRefParams = {

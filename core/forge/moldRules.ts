@@ -8,12 +8,20 @@ import type { MoldAction, MoldParameter } from './types';
 
 const isSelect = (p: MoldParameter) => p.type === 'select' || p.type === 'multi-select';
 
+/** Each name given more than once, once per repeat: one pass with a Set, not an indexOf per name. */
 function duplicates(names: string[]): string[] {
-  return names.filter((name, index) => names.indexOf(name) !== index);
+  const seen = new Set<string>();
+  return names.filter((name) => {
+    if (seen.has(name)) return true;
+    seen.add(name);
+    return false;
+  });
 }
 
 /** Does `value` fit parameter `p`? Returns why not, or null. */
 function valueProblem(p: MoldParameter, value: unknown): string | null {
+  // A Set: a multi-select value checked against a list would scan it once per item.
+  const options = new Set(p.options ?? []);
   switch (p.type) {
     case 'string':
       return typeof value === 'string' ? null : 'must be a string';
@@ -22,11 +30,9 @@ function valueProblem(p: MoldParameter, value: unknown): string | null {
     case 'boolean':
       return typeof value === 'boolean' ? null : 'must be a boolean';
     case 'select':
-      return typeof value === 'string' && (p.options ?? []).includes(value)
-        ? null
-        : `must be one of: ${(p.options ?? []).join(', ')}`;
+      return typeof value === 'string' && options.has(value) ? null : `must be one of: ${(p.options ?? []).join(', ')}`;
     case 'multi-select':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string' && (p.options ?? []).includes(v))
+      return Array.isArray(value) && value.every((v) => typeof v === 'string' && options.has(v))
         ? null
         : `must be a list drawn from: ${(p.options ?? []).join(', ')}`;
   }

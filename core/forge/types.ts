@@ -17,6 +17,9 @@ export const SLOT_KINDS = ['run', 'action'] as const;
 
 const NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' } as const;
 
+/** Choices of a select or multi-select: a form shows them all, and a run's value is checked against them. */
+export const MAX_OPTIONS = 500;
+
 export const moldParameterSchema = {
   type: 'object',
   required: ['name', 'type'],
@@ -27,7 +30,12 @@ export const moldParameterSchema = {
     description: { type: 'string', maxLength: 2000 },
     required: { type: 'boolean', default: false },
     default: {},
-    options: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    options: {
+      type: 'array',
+      maxItems: MAX_OPTIONS,
+      items: { type: 'string', minLength: 1, maxLength: 200 },
+      uniqueItems: true,
+    },
   },
   additionalProperties: false,
 } as const;

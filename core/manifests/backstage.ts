@@ -199,6 +199,7 @@ function mapSpec(kind: Mapped, spec: Fields, ours: Fields, notes: Notes): Fields
 function mapRelations(kind: Mapped, spec: Fields, notes: Notes): { type: RelationType; target: string }[] {
   const fields = SPEC_FIELDS[kind];
   const relations: { type: RelationType; target: string }[] = [];
+  const seen = new Set<string>();
   const add = (type: RelationType, ref: unknown, path: ManifestPath) => {
     const parsed = typeof ref === 'string' ? parseEntityRef(ref) : undefined;
     if (!parsed) {
@@ -209,7 +210,8 @@ function mapRelations(kind: Mapped, spec: Fields, notes: Notes): { type: Relatio
       notes.warn(path, `namespace "${parsed.namespace}" has no equivalent: the reference names "${parsed.name}"`);
     }
     const target = serviceIdOfName(parsed.name);
-    if (relations.some((r) => r.type === type && r.target === target)) return;
+    if (seen.has(`${type} ${target}`)) return;
+    seen.add(`${type} ${target}`);
     notes.from(`spec.relations[${relations.length}]`, path);
     relations.push({ type, target });
   };

@@ -1,5 +1,17 @@
-import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Scalar, visit } from 'yaml';
+import {
+  Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  Scalar,
+  visit,
+  type YAMLMap,
+} from 'yaml';
 import type { RelationRef } from '../catalog/entityRules';
+import type { InputLimits } from '../config';
 import type { EntityInput, EntityReadme, EntityView } from '../catalog/types';
 import { invalid } from '../errors';
 import {
@@ -11,6 +23,8 @@ import {
   type SourceNote,
   type SourcePosition,
 } from './types';
+import { documentsIn, largestDocumentNodes, MAX_NESTING, tooDeepAt } from './streamScan';
+import { measureDocument } from './yamlBudget';
 
 // Our manifest format as text: a YAML stream read into documents whose every node knows its
 // line and column (the `yaml` package's LineCounter), a manifest rendered back to YAML, and the
@@ -31,8 +45,11 @@ export interface YamlDocument {
   locate: Locate;
 }
 
-/** Aliases expanded per document at most: a few anchors must not become gigabytes ("billion laughs"). */
+/** Aliases expanded per document at most, the `yaml` package's own guard (yamlBudget.ts measures what they expand to). */
 const MAX_ALIAS_COUNT = 100;
+
+/** What reading a stream is held to (core/config.ts, docs/limits.md). */
+export type ReadLimits = Pick<InputLimits, 'documents' | 'nodes' | 'keysPerMap' | 'notesPerDocument'>;
 
 /** `spec.relations[0].target` from its segments. */
 export const pathText = (path: ManifestPath): string =>
@@ -55,13 +72,27 @@ function locator(doc: Document, lines: LineCounter, documentStart: number): Loca
     const { line, col } = lines.linePos(offset);
     return { line, column: col };
   };
+  // Each map's pairs by key, built when a path first goes through it: a scan per lookup would make
+  // problems × keys quadratic.
+  const indexes = new WeakMap<YAMLMap, Map<string, YAMLMap['items'][number]>>();
+  const pairIn = (map: YAMLMap, key: string) => {
+    let index = indexes.get(map);
+    if (!index) {
+      index = new Map();
+      for (const item of map.items) {
+        if (isScalar(item.key) && !index.has(String(item.key.value))) index.set(String(item.key.value), item);
+      }
+      indexes.set(map, index);
+    }
+    return index.get(key);
+  };
   return (path, at = 'value') => {
     let node: YamlNode = doc.contents;
     let offset = startOf(node) ?? documentStart;
     for (const [i, segment] of path.entries()) {
       const last = i === path.length - 1;
       if (isMap(node)) {
-        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+        const pair = pairIn(node, String(segment));
         if (!pair) break;
         const keyStart = startOf(pair.key as YamlNode);
         const valueStart = startOf(pair.value as YamlNode);
@@ -93,56 +124,46 @@ function collectionKeys(doc: Document): number[] {
   return offsets;
 }
 
-/** Levels of nesting a stream may have; ours and Backstage's need under ten. */
-export const MAX_NESTING = 64;
-
-/**
- * The first line where `text` may nest deeper than MAX_NESTING, or undefined. The YAML library
- * composes nodes recursively: thousands of levels (`- - - … x`, `[[[…`) cost seconds and can
- * abort the process, so such text is refused before it is parsed. This one linear pass
- * over-estimates (it counts indentation levels, indicators such as `- ` and `: `, and open
- * brackets, even inside strings), which only ever refuses text no manifest is written like.
- */
-export function tooDeepAt(text: string): number | undefined {
-  const indents: number[] = [];
-  let brackets = 0;
-  const lines = text.split('\n');
-  for (const [i, line] of lines.entries()) {
-    if (/^(---|\.\.\.)(\s|$)/.test(line)) {
-      indents.length = 0;
-      brackets = 0;
-    }
-    const content = line.trimStart();
-    if (!content || content.startsWith('#')) continue;
-    const indent = line.length - content.length;
-    if (brackets === 0) {
-      while (indents.length && indents[indents.length - 1] >= indent) indents.pop();
-      indents.push(indent);
-    }
-    let deepest = brackets;
-    for (const char of content) {
-      if (char === '[' || char === '{') deepest = Math.max(deepest, ++brackets);
-      else if ((char === ']' || char === '}') && brackets > 0) brackets -= 1;
-    }
-    const indicators = content.match(/(^|\s)[-?:](?=\s|$)/g)?.length ?? 0;
-    if (indents.length + indicators + deepest > MAX_NESTING) return i + 1;
-  }
-  return undefined;
+/** A document over a budget refuses the whole request: its answer would cost what the budget prevents. */
+function overBudgetError(index: number, notes: SourceNote[]) {
+  const [first] = notes;
+  return invalid(
+    `content document ${index} is over a parsing budget: ${first.message}`,
+    notes.slice(0, 5).map((note) => ({
+      field: 'body.content',
+      message: `line ${note.line}, column ${note.column}: ${note.message}`,
+    })),
+  );
 }
 
 /**
  * Every non-empty document of `text`, each read on its own: one document's syntax error leaves the
- * others readable. Text that may nest too deep to parse safely is a 400 as a whole.
+ * others readable. Text that may nest too deep to parse safely or holds too many documents, or a
+ * document over the node or key budget (measured before anything expands it), is a 400 as a whole.
  */
-export function parseYamlStream(text: string): YamlDocument[] {
+export function parseYamlStream(text: string, limits: ReadLimits): YamlDocument[] {
   const deep = tooDeepAt(text);
   if (deep !== undefined) {
     throw invalid(`content nests deeper than ${MAX_NESTING} levels`, [
       { field: 'body.content', message: `line ${deep}: more than ${MAX_NESTING} levels of nesting` },
     ]);
   }
+  const count = documentsIn(text);
+  if (count > limits.documents) {
+    throw invalid(`content holds ${count} documents, more than ${limits.documents} (SHIPYARD_MANIFEST_MAX_DOCUMENTS)`, [
+      { field: 'body.content', message: `must hold at most ${limits.documents} documents` },
+    ]);
+  }
+  const nodes = largestDocumentNodes(text);
+  if (nodes > limits.nodes) {
+    throw invalid(
+      `a document of content writes about ${nodes} nodes, more than ${limits.nodes} (SHIPYARD_MANIFEST_MAX_NODES)`,
+      [{ field: 'body.content', message: `each document must hold at most ${limits.nodes} nodes` }],
+    );
+  }
   const lines = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // Duplicate keys are found by measureDocument: the package's `uniqueKeys` compares every key with every other.
+  const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const read: YamlDocument[] = [];
   for (const doc of documents) {
     if ((doc.contents === null || (isScalar(doc.contents) && doc.contents.source === '')) && !doc.errors.length) {
@@ -157,6 +178,15 @@ export function parseYamlStream(text: string): YamlDocument[] {
     };
     const problems = doc.errors.map((error) => noteAt(error.pos[0], error.message));
     problems.push(...collectionKeys(doc).map((offset) => noteAt(offset, 'a key must be a plain string')));
+    if (!problems.length) {
+      const { overBudget, duplicateKeys } = measureDocument(doc, limits);
+      if (overBudget.length)
+        throw overBudgetError(
+          read.length,
+          overBudget.map(({ offset, message }) => noteAt(offset, message)),
+        );
+      problems.push(...duplicateKeys.map(({ offset, message }) => noteAt(offset, message)));
+    }
     let value: unknown;
     if (!problems.length) {
       try {

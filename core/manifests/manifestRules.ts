@@ -14,7 +14,7 @@ import {
 } from '../catalog/fieldSchemas';
 import { ENTITY_TYPES, LIFECYCLES, README_FORMATS, TIERS, type ManifestType } from '../catalog/types';
 import { convertBackstage } from './backstage';
-import { parseYamlStream, pathText, type YamlDocument } from './format';
+import { parseYamlStream, pathText, type ReadLimits, type YamlDocument } from './format';
 import {
   MANIFEST_API_VERSION,
   MANIFEST_KIND,
@@ -22,7 +22,9 @@ import {
   type Manifest,
   type ManifestDocument,
   type ManifestPath,
+  type ReadDocument,
   type SourceNote,
+  type SourcePositions,
 } from './types';
 
 // Pure rules of manifests: the format's schema, validation with every problem at its line and
@@ -146,6 +148,13 @@ export function validateManifest(value: unknown, locate: Locate): SourceNote[] {
       message: 'must not contain the NUL character',
     }));
   }
+  // ajv's uniqueItems compares every pair of relations (objects), even past maxItems: a list that
+  // is too long is refused before the schema sees it.
+  const relations = (value as { spec?: { relations?: unknown } } | null)?.spec?.relations;
+  if (Array.isArray(relations) && relations.length > MAX_RELATIONS) {
+    const path: ManifestPath = ['spec', 'relations'];
+    return [{ path: pathText(path), ...locate(path), message: `must NOT have more than ${MAX_RELATIONS} items` }];
+  }
   if (!validateSchema(value)) return (validateSchema.errors ?? []).map((error) => noteOf(error, locate));
   const { metadata } = value as Manifest;
   const serviceId = metadata.service_id ?? serviceIdFromName(metadata.name);
@@ -209,20 +218,92 @@ function checked(document: YamlDocument, asked: ManifestType | undefined): Manif
   };
 }
 
+/** Characters of a note's path and message: a message may quote the source (an unknown key, a value). */
+const NOTE_PATH_CHARS = 200;
+const NOTE_MESSAGE_CHARS = 500;
+
+const clipped = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * `notes` in source order, at most `max` of them and each clipped, so the answer stays bounded
+ * whatever the source: beyond `max`, one last note says how many more there were.
+ */
+function listedNotes(notes: SourceNote[], max: number, what: string): SourceNote[] {
+  const sorted = inSourceOrder(notes);
+  const listed = sorted.slice(0, max).map((note) => ({
+    ...note,
+    path: clipped(note.path, NOTE_PATH_CHARS),
+    message: clipped(note.message, NOTE_MESSAGE_CHARS),
+  }));
+  if (sorted.length <= max) return listed;
+  const { line, column } = sorted[max];
+  const message = `${sorted.length - max} more ${what} not listed (SHIPYARD_MANIFEST_MAX_NOTES is ${max})`;
+  return [...listed, { path: '', line, column, message }];
+}
+
 /**
  * Every non-empty document of a YAML stream, read as `format` (by default each by its apiVersion:
  * `backstage.io/...` is Backstage's, anything else ours), converted and validated. Nothing here
  * touches the database.
  */
-export function readManifestDocuments(content: string, format?: ManifestType): ManifestDocument[] {
-  return parseYamlStream(content).map((document) => {
+export function readManifestDocuments(content: string, format: ManifestType | undefined, limits: ReadLimits) {
+  return parseYamlStream(content, limits).map((document): ManifestDocument => {
     const read = checked(document, format);
-    return { ...read, problems: inSourceOrder(read.problems), warnings: inSourceOrder(read.warnings) };
+    return {
+      ...read,
+      problems: listedNotes(read.problems, limits.notesPerDocument, 'problems'),
+      warnings: listedNotes(read.warnings, limits.notesPerDocument, 'warnings'),
+    };
   });
 }
 
+/** Where each field of an entity write is written in a manifest. */
+export const ENTITY_FIELD_PATHS: Record<string, ManifestPath> = {
+  service_id: ['metadata', 'service_id'],
+  name: ['metadata', 'name'],
+  description: ['metadata', 'description'],
+  tags: ['metadata', 'tags'],
+  links: ['metadata', 'links'],
+  type: ['spec', 'type'],
+  lifecycle: ['spec', 'lifecycle'],
+  owner: ['spec', 'owner'],
+  tier: ['spec', 'tier'],
+  relations: ['spec', 'relations'],
+  readme: ['spec', 'readme'],
+};
+
+/**
+ * The positions a write of `document` may report a refusal at (each entity field, each relation's
+ * target), resolved while the source is at hand: what crosses a thread boundary must be plain data.
+ */
+function positionsOf(document: ManifestDocument): SourcePositions {
+  const paths: ManifestPath[] = [[], ...Object.values(ENTITY_FIELD_PATHS)];
+  document.manifest?.spec.relations?.forEach((_, i) => paths.push(['spec', 'relations', i, 'target']));
+  return Object.fromEntries(paths.map((path) => [pathText(path), document.locate(path)]));
+}
+
+/**
+ * A Locate over positions resolved beforehand (values: a write refuses values, never keys): a path
+ * not among them is placed at its nearest resolved ancestor.
+ */
+export function locateIn(positions: SourcePositions): Locate {
+  return (path) => {
+    for (let length = path.length; length >= 0; length--) {
+      const found = positions[pathText(path.slice(0, length))];
+      if (found) return found;
+    }
+    return { line: 1, column: 1 };
+  };
+}
+
+/** `document` as plain data, for the thread that writes it (POST, PUT and import). */
+export function readDocumentOf(document: ManifestDocument): ReadDocument {
+  const { locate: _locate, draft: _draft, ...plain } = document;
+  return { ...plain, service_id: declaredServiceId(document), positions: positionsOf(document) };
+}
+
 /** The service_id of the entity a document declares, as far as it can be read; null for a skipped kind. */
-export function declaredServiceId(document: ManifestDocument): string | null {
+function declaredServiceId(document: ManifestDocument): string | null {
   if (document.outcome === 'skipped') return null;
   const metadata = (document.draft as { metadata?: { service_id?: unknown; name?: unknown } } | undefined)?.metadata;
   if (typeof metadata?.service_id === 'string') return metadata.service_id;

@@ -90,3 +90,13 @@ export interface ManifestDocument {
   warnings: SourceNote[];
   locate: Locate;
 }
+
+/** Positions of values resolved where the source was parsed, by `pathText`: plain data, unlike a Locate. */
+export type SourcePositions = Record<string, SourcePosition>;
+
+/** A document as the parser thread hands it over: plain data, with the positions its writes may need. */
+export interface ReadDocument extends Omit<ManifestDocument, 'locate' | 'draft'> {
+  /** The entity it declares, as far as it can be read (null for a skipped kind). */
+  service_id: string | null;
+  positions: SourcePositions;
+}

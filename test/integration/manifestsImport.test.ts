@@ -1,4 +1,5 @@
 import { parse, parseAllDocuments } from 'yaml';
+import { withTenant } from '../../db/tenancy';
 import { backstageDescriptor, fullManifest, minimalManifest } from '../support/manifestFixtures';
 import { useManifestsSuite } from '../support/manifestsSuite';
 
@@ -222,3 +223,34 @@ test('an import holds at most 500 documents; the body is bounded', async () => {
   expect((await send('/manifests/import', 'x'.repeat(1_000_001))).status).toBe(400);
   expect((await send('/manifests/import', 'x'.repeat(1_100_000))).status).toBe(413);
 });
+
+test('an import of 500 chained documents applies in one pass: every relation is stored, and a chain ending on nothing is rejected whole', async () => {
+  const chain = (prefix: string, last: string) =>
+    Array.from({ length: 500 }, (_, i) => withRelations(`${prefix}-${i}`, i < 499 ? `${prefix}-${i + 1}` : last)).join(
+      '---\n',
+    );
+  const held = uniqueId('held');
+  expect((await send('/manifests', minimalManifest(held))).status).toBe(200);
+  const stored = uniqueId('chain');
+  const res = await send('/manifests/import', chain(stored, held));
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ created: 500, rejected: 0 });
+  expect(await outgoing(`${stored}-0`)).toEqual([`depends_on ${stored}-1`]);
+  expect(await outgoing(`${stored}-499`)).toEqual([`depends_on ${held}`]);
+  const relations = await withTenant(suite.api.deps.db, suite.adminA.tenantId, (trx) =>
+    trx('entity_relations as r')
+      .join('entities as e', 'e.id', 'r.from_entity_id')
+      .where('e.service_id', 'like', `${stored}-%`)
+      .count<{ count: string }[]>('* as count'),
+  );
+  expect(Number(relations[0].count)).toBe(500);
+
+  // Each document needs the next; the last names nothing: rejections travel back along the chain.
+  const broken = uniqueId('broken');
+  const refused = await send('/manifests/import', chain(broken, `${broken}-missing`));
+  expect(refused.status).toBe(200);
+  expect(refused.body).toMatchObject({ created: 0, rejected: 500 });
+  expect(refused.body.documents[499].problems[0].message).toBe(`no entity "${broken}-missing" in this tenant`);
+  expect(refused.body.documents[0].problems[0].message).toBe(`no entity "${broken}-1" in this tenant`);
+  expect(await exists(`${broken}-0`)).toBe(false);
+}, 120_000);

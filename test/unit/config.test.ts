@@ -203,3 +203,19 @@ test('forge runs: 10 running runs, 5 concurrent actions and 30 starts a minute p
   );
   expect(() => loadConfig({ SHIPYARD_FORGE_STEP_BUDGET: 'soon' })).toThrow(/SHIPYARD_FORGE_STEP_BUDGET/);
 });
+
+test('parsed-input budgets have working defaults, each variable overrides its own, and zero stops the start', () => {
+  expect(loadConfig({}).inputLimits).toEqual({
+    jsonDepth: 64,
+    documents: 500,
+    nodes: 20_000,
+    keysPerMap: 1_000,
+    notesPerDocument: 50,
+    parseTimeoutMs: 2_000,
+    parseThreads: 2,
+  });
+  expect(
+    loadConfig({ SHIPYARD_LIMIT_JSON_DEPTH: '16', SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS: '500' }).inputLimits,
+  ).toMatchObject({ jsonDepth: 16, parseTimeoutMs: 500, nodes: 20_000 });
+  expect(() => loadConfig({ SHIPYARD_MANIFEST_MAX_NODES: '0' })).toThrow(/SHIPYARD_MANIFEST_MAX_NODES/);
+});

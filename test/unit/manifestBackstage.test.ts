@@ -1,6 +1,12 @@
 import { parseEntityRef, serviceIdOfName } from '../../core/manifests/backstage';
-import { readManifestDocuments } from '../../core/manifests/manifestRules';
+import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import { backstageDescriptor } from '../support/manifestFixtures';
+import { inputLimitsFrom } from '../../core/config';
+import type { ManifestType } from '../../core/catalog/types';
+
+/** The default limits, as an unconfigured process has them. */
+const LIMITS = inputLimitsFrom({});
+const readManifestDocuments = (text: string, format?: ManifestType) => readWithLimits(text, format, LIMITS);
 
 const notes = (list: { path: string; line: number; message: string }[]) =>
   list.map(({ path, line, message }) => `${line} ${path}: ${message}`);

@@ -1,9 +1,23 @@
 import { parse, parseAllDocuments } from 'yaml';
 import type { EntityView } from '../../core/catalog/types';
-import { entityInputOf, manifestOfEntity, parseYamlStream, renderYaml, tooDeepAt } from '../../core/manifests/format';
-import { readManifestDocuments } from '../../core/manifests/manifestRules';
+import type { ApiError } from '../../core/errors';
+import {
+  entityInputOf,
+  manifestOfEntity,
+  parseYamlStream as parseWithLimits,
+  renderYaml,
+} from '../../core/manifests/format';
+import { documentsIn, tooDeepAt } from '../../core/manifests/streamScan';
+import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import type { Manifest } from '../../core/manifests/types';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
+import { inputLimitsFrom } from '../../core/config';
+import type { ManifestType } from '../../core/catalog/types';
+
+/** The default limits, as an unconfigured process has them. */
+const LIMITS = inputLimitsFrom({});
+const readManifestDocuments = (text: string, format?: ManifestType) => readWithLimits(text, format, LIMITS);
+const parseYamlStream = (text: string) => parseWithLimits(text, LIMITS);
 
 test('a stream is read document by document, each with its first line, its own source and no empty documents', () => {
   const text = `# leading comment\n${minimalManifest('one')}---\n${minimalManifest('two')}---\n`;
@@ -35,18 +49,44 @@ test('a syntax error is reported with its line and column, and leaves the other 
   expect(documents[2].value).toEqual({ name: 'ok' });
 });
 
-test('duplicate keys, aliases to no anchor, collection keys and alias floods are problems, not crashes', () => {
-  const flood = [
-    'a: &a [x, x, x, x, x, x, x, x, x, x]',
-    ...'bcdefg'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdef'[i]}`).join(', ')}]`),
-  ].join('\n');
-  const [duplicate, alias, collectionKey, floodDoc] = parseYamlStream(
-    ['a: 1', 'a: 2', '---', 'b: *nowhere', '---', '? [x, y]', ': 1', '---', flood].join('\n'),
+test('duplicate keys, aliases to no anchor and collection keys are problems of their document, not crashes', () => {
+  const [duplicate, alias, collectionKey] = parseYamlStream(
+    ['a: 1', 'a: 2', '---', 'b: *nowhere', '---', '? [x, y]', ': 1'].join('\n'),
   );
   expect(duplicate.problems).toEqual([{ path: '', line: 2, column: 1, message: expect.stringMatching(/unique/) }]);
   expect(alias.problems).toEqual([{ path: '', line: 4, column: 1, message: expect.stringMatching(/alias/i) }]);
   expect(collectionKey.problems).toEqual([{ path: '', line: 6, column: 3, message: 'a key must be a plain string' }]);
-  expect(floodDoc.problems[0].message).toMatch(/alias/i);
+});
+
+test('an alias flood, a self-referencing alias or a wide map refuses the whole stream as a 400 naming the limit', () => {
+  const flood = [
+    'a: &a [x, x, x, x, x, x, x, x, x, x]',
+    ...'bcdefg'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdef'[i]}`).join(', ')}]`),
+  ].join('\n');
+  const wide = Array.from({ length: LIMITS.keysPerMap + 1 }, (_, i) => `k${i}: 1`).join('\n');
+  const refusal = (text: string) => {
+    try {
+      parseYamlStream(`a: ok\n---\n${text}`);
+    } catch (err) {
+      return { status: (err as ApiError).status, message: (err as ApiError).message };
+    }
+    throw new Error('not refused');
+  };
+  expect(refusal(flood)).toEqual({
+    status: 400,
+    message: expect.stringMatching(/^content document 1 .*SHIPYARD_MANIFEST_MAX_NODES/),
+  });
+  expect(refusal('tags: &t [*t]')).toEqual({
+    status: 400,
+    message: expect.stringMatching(/alias \*t refers to its own anchor/),
+  });
+  expect(refusal(wide)).toEqual({ status: 400, message: expect.stringMatching(/SHIPYARD_MANIFEST_MAX_KEYS/) });
+});
+
+test('a stream of more documents than allowed is refused before it is parsed; empty ones and comments do not count', () => {
+  expect(documentsIn('---\n# c\n---\na: 1\n...\n---\nb: 2\n--- c\n')).toBe(3);
+  const many = Array.from({ length: LIMITS.documents + 1 }, (_, i) => `i: ${i}`).join('\n---\n');
+  expect(() => parseYamlStream(many)).toThrow(/SHIPYARD_MANIFEST_MAX_DOCUMENTS/);
 });
 
 test('locate points at the value, or at the key when asked, and stops at the nearest node that exists', () => {

@@ -1,6 +1,12 @@
-import { readManifestDocuments } from '../../core/manifests/manifestRules';
+import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import { analyzeManifest, QUALITY_WEIGHTS } from '../../core/manifests/qualityRules';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
+import { inputLimitsFrom } from '../../core/config';
+import type { ManifestType } from '../../core/catalog/types';
+
+/** The default limits, as an unconfigured process has them. */
+const LIMITS = inputLimitsFrom({});
+const readManifestDocuments = (text: string, format?: ManifestType) => readWithLimits(text, format, LIMITS);
 
 const readOne = (text: string, format?: 'shipyard' | 'backstage') => {
   const documents = readManifestDocuments(text, format);
@@ -146,4 +152,19 @@ test('a NUL character, which YAML escapes can write and PostgreSQL cannot store,
     { path: 'metadata.name', line: 4, column: 9, message: 'must not contain the NUL character' },
     { path: 'metadata.tags[0]', line: 5, column: 10, message: 'must not contain the NUL character' },
   ]);
+});
+
+test('problems are listed up to the budget per document, then counted; each message is clipped', () => {
+  const unknown = Array.from({ length: LIMITS.notesPerDocument + 10 }, (_, i) => `  extra${i}: 1\n`).join('');
+  const [document] = readManifestDocuments(minimalManifest('pay').replace('spec:\n', `spec:\n${unknown}`));
+  expect(document.problems).toHaveLength(LIMITS.notesPerDocument + 1);
+  expect(document.problems[LIMITS.notesPerDocument]).toMatchObject({
+    path: '',
+    message: `10 more problems not listed (SHIPYARD_MANIFEST_MAX_NOTES is ${LIMITS.notesPerDocument})`,
+  });
+  const [long] = readManifestDocuments(
+    `apiVersion: backstage.io/v1alpha1\nkind: ${'K'.repeat(5_000)}\nmetadata: {name: x}\n`,
+  );
+  expect(long.warnings).toEqual([{ path: 'kind', line: 2, column: 7, message: expect.stringMatching(/^kind "K+…$/) }]);
+  expect(long.warnings[0].message).toHaveLength(501);
 });
