@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run fuzz`: schemathesis (from PyPI, in a virtual environment under the cache folder)
 # generates requests from our OpenAPI document and sends them to a real API with an admin
-# token, checking that nothing answers 5xx and every response matches its declared schema.
+# token, checking that nothing answers 5xx and every response matches its declared schema;
+# before that, it sends the hostile bodies of scripts/fuzzHostile.ts.
 # It starts its own API and workers on the dev database (tenant `fuzz`), so it needs nothing
 # running; extra arguments go to `schemathesis run`.
 set -euo pipefail
@@ -37,6 +38,10 @@ pids+=($!)
 token="$(node_modules/.bin/tsx scripts/cli/main.ts token --tenant fuzz --create-tenant --email fuzz@fuzz.test --roles admin --ttl 2h)"
 base="http://127.0.0.1:$FUZZ_PORT"
 wait_until api 60 curl -fsS -o /dev/null "$base/healthz"
+
+# Hostile bodies first (test/support/hostileBodies.ts): each must get its 4xx while /healthz,
+# probed back to back, never waits over FUZZ_HEALTHZ_BUDGET_MS (default 200).
+node_modules/.bin/tsx scripts/fuzzHostile.ts "$base" "$token"
 
 report="$SHIPYARD_DATA/fuzz"
 mkdir -p "$report"

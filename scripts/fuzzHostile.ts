@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { HOSTILE_REQUESTS } from '../test/support/hostileBodies';
+import { bodyText, HOSTILE_REQUESTS } from '../test/support/hostileBodies';
 
 // The hostile half of `npm run fuzz`: each hostile request (test/support/hostileBodies.ts) is sent
 // to the fuzzed API while /healthz is probed back to back. Fails when a hostile request gets
@@ -29,7 +29,7 @@ async function main([base, token]: string[]): Promise<void> {
     const sent = fetch(`${base}/api/v1${hostile.path}`, {
       method: hostile.method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(hostile.body),
+      body: bodyText(hostile),
     }).then(async (res) => ({ status: res.status, text: await res.text() }));
     const [{ status, text }, slowestProbe] = await Promise.all([sent, probeWhile(base, sent)]);
     const took = performance.now() - started;

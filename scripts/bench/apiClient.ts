@@ -4,7 +4,7 @@ import { Agent, request, type IncomingMessage } from 'node:http';
 // two cores with what it measures, and fetch's own CPU (undici, web streams) is not the API's.
 
 export interface BenchApi {
-  /** The raw response; the caller reads or destroys its body. */
+  /** The raw response; the caller reads or destroys its body. A RawText body is sent as it is. */
   send(method: string, path: string, body?: unknown): Promise<IncomingMessage>;
   /** The parsed body of a 2xx answer; anything else throws with the status and body. */
   call<T = { id: string; status: string }>(method: string, path: string, body?: unknown): Promise<T>;
@@ -12,6 +12,11 @@ export interface BenchApi {
   answer(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
   /** The status a run's log stream (`follow=true`) ends with: its `end` event, as a user watching the run sees it. */
   streamedEnd(runId: string): Promise<string>;
+}
+
+/** A request body already written as JSON text (one JSON.stringify cannot write, say). */
+export class RawText {
+  constructor(readonly text: string) {}
 }
 
 export async function textOf(res: IncomingMessage): Promise<string> {
@@ -26,7 +31,7 @@ export function benchApi(base: string, token: string, timeoutMs = 30_000): Bench
   const agent = new Agent({ keepAlive: true });
   const send = (method: string, path: string, body?: unknown) =>
     new Promise<IncomingMessage>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const payload = body === undefined ? undefined : body instanceof RawText ? body.text : JSON.stringify(body);
       const req = request(`${base}${path}`, {
         method,
         agent,

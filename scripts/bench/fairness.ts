@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../core/config';
-import { HOSTILE_REQUESTS } from '../../test/support/hostileBodies';
+import { bodyText, HOSTILE_REQUESTS } from '../../test/support/hostileBodies';
 import { issueDevToken } from '../cli/devToken';
-import { benchApi, type BenchApi } from './apiClient';
+import { benchApi, RawText, type BenchApi } from './apiClient';
 import { ENTITIES, ensureCatalog, TENANT as FLOODER_TENANT } from './catalogTenant';
 import { child, percentile, startApiProcess } from './load';
 
@@ -116,7 +116,7 @@ const heavyReads = repeated(`heavy reads (${HEAVY_READERS} concurrent /stats/lan
 let hostileTurn = 0;
 const hostileBodies = repeated(`hostile bodies (${HOSTILE_SENDERS} senders)`, HOSTILE_SENDERS, (api, tally) => {
   const hostile = HOSTILE_REQUESTS[hostileTurn++ % HOSTILE_REQUESTS.length];
-  return tallied(api, tally, hostile.method, hostile.path, hostile.body);
+  return tallied(api, tally, hostile.method, hostile.path, new RawText(bodyText(hostile)));
 });
 
 interface VictimFigures {
@@ -146,7 +146,13 @@ async function measureVictim(victim: BenchApi, moldSlug: string): Promise<Victim
   return figures;
 }
 
-const median = (values: number[]) => (values.length ? percentile([...values].sort((a, b) => a - b), 50) : NaN);
+const median = (values: number[]) =>
+  values.length
+    ? percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      )
+    : NaN;
 
 async function workersProcess(): Promise<ChildProcess> {
   const { proc } = await child('workers/main', {}, (proc) => {
