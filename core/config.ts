@@ -1,8 +1,16 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { IDENTITY_PROVIDERS, type IdentityProvider } from './users/types';
 import path from 'node:path';
-import type { PoolSessionLimits } from '../db/pool';
+import { byteSizeFrom, durationFrom, intFrom, listFrom, parseByteSize, positiveIntFrom, type Env } from './envValues';
+import {
+  inputLimitsFrom,
+  resourceLimitsFrom,
+  sandboxFrom,
+  type InputLimits,
+  type ResourceLimits,
+  type SandboxLimits,
+} from './limitsConfig';
+import { IDENTITY_PROVIDERS, type IdentityProvider } from './users/types';
 
 // Environment → typed configuration, read once. Every variable here is documented in the
 // README's configuration table; defaults match what `scripts/services` provisions locally.
@@ -56,27 +64,10 @@ export interface Config {
    * or CIDR ranges, each optionally with a port (parsed by the egress guard).
    */
   egressAllow: string[];
-  // --- Script sandbox, run logs and template expansion (issue 45, helper "sandbox") ---
   /** Limits of the sandbox forge scripts run in, and of the log lines a run keeps. */
-  sandbox: {
-    /** Host uids handed out one per script run when the worker runs as root. */
-    uidRange: { first: number; last: number };
-    cpuSeconds: number;
-    /** A run's memory: its scratch space plus what each of its processes may map. */
-    memoryMb: number;
-    /** Of memoryMb, what the run's scratch folders (/work and /tmp, held in memory) may hold. */
-    scratchMb: number;
-    maxProcesses: number;
-    maxFileMb: number;
-    /** `auto`: a cgroup v2 per run (under one per tenant) where the host delegates one; `off`: rlimits only. */
-    cgroups: 'auto' | 'off';
-    /** Script output lines stored per step and per run; the rest is read and dropped. */
-    logLinesPerStep: number;
-    logLinesPerRun: number;
-  };
+  sandbox: SandboxLimits;
   /** Caps on an api-call's parts once its parameters are filled in. */
   forgeTemplates: { urlBytes: number; headersBytes: number; bodyBytes: number };
-  // --- end of sandbox ---
   forge: {
     /** Log streams (`?follow=true`) one tenant may hold open at once, per API process. */
     logStreamsPerTenant: number;
@@ -132,25 +123,6 @@ export interface Config {
   inputLimits: InputLimits;
 }
 
-type Env = Record<string, string | undefined>;
-
-function intFrom(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  }
-  return value;
-}
-
-/** At least 1: a retention of 0 days would delete everything, a cap of 0 would serve nothing. */
-function positiveIntFrom(env: Env, name: string, fallback: number): number {
-  const value = intFrom(env, name, fallback);
-  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
-  return value;
-}
-
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
   const port = intFrom(env, name, 0);
@@ -196,90 +168,12 @@ function metricsFrom(env: Env, mainPort: number): Config['metrics'] {
   };
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Parses "90s", "15m", "1h" or "1d" into milliseconds. */
-export function parseDuration(raw: string): number {
-  const match = /^(\d+)\s*(s|m|h|d)$/i.exec(raw.trim());
-  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2].toLowerCase()] : 0;
-  if (!(ms > 0)) throw new Error(`not a duration: "${raw}" (use e.g. 90s, 15m, 1h, 1d)`);
-  return ms;
-}
-
-function durationFrom(env: Env, name: string, fallback: string): number {
-  const raw = env[name] || fallback;
-  try {
-    return parseDuration(raw);
-  } catch (err) {
-    throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
-  }
-}
-
 function identityProviderFrom(env: Env, name: string, fallback: IdentityProvider): IdentityProvider {
   const raw = env[name] || fallback;
   if (!(IDENTITY_PROVIDERS as readonly string[]).includes(raw))
     throw new Error(`${name} must be one of ${IDENTITY_PROVIDERS.join(', ')}, got "${raw}"`);
   return raw as IdentityProvider;
 }
-
-/** "100000-165535" → its bounds. */
-function uidRangeFrom(env: Env, name: string, fallback: string): { first: number; last: number } {
-  const raw = env[name] || fallback;
-  const match = /^(\d+)-(\d+)$/.exec(raw.trim());
-  const [first, last] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
-  if (!(first > 0 && last >= first && last < 2 ** 32 - 1))
-    throw new Error(`${name} must be a range of uids like 100000-165535, got "${raw}"`);
-  return { first, last };
-}
-
-const listFrom = (raw: string | undefined) =>
-  (raw ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-
-const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2 };
-
-/** Parses "512kb", "1mb" or a plain byte count. */
-export function parseByteSize(raw: string): number {
-  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw.trim());
-  if (!match) throw new Error(`not a byte size: "${raw}" (use e.g. 65536, 64kb, 1mb)`);
-  return Number(match[1]) * SIZE_UNITS[(match[2] ?? 'b').toLowerCase()];
-}
-
-// --- Script sandbox, run logs and template expansion (issue 45, helper "sandbox") ---
-function sandboxFrom(env: Env): Config['sandbox'] {
-  const memoryMb = positiveIntFrom(env, 'SHIPYARD_SCRIPT_MEMORY_MB', 512);
-  const scratchMb = positiveIntFrom(env, 'SHIPYARD_SANDBOX_SCRATCH_MB', 128);
-  // The processes need some of the budget too: a shell alone maps several MB.
-  if (scratchMb > memoryMb - 16)
-    throw new Error(
-      `SHIPYARD_SANDBOX_SCRATCH_MB (${scratchMb}) must leave at least 16 MB of SHIPYARD_SCRIPT_MEMORY_MB (${memoryMb})`,
-    );
-  const cgroups = env.SHIPYARD_SANDBOX_CGROUPS || 'auto';
-  if (cgroups !== 'auto' && cgroups !== 'off')
-    throw new Error(`SHIPYARD_SANDBOX_CGROUPS must be auto or off, got "${cgroups}"`);
-  return {
-    uidRange: uidRangeFrom(env, 'SHIPYARD_SANDBOX_UIDS', '100000-165535'),
-    cpuSeconds: intFrom(env, 'SHIPYARD_SCRIPT_CPU_SECONDS', 60),
-    memoryMb,
-    scratchMb,
-    maxProcesses: intFrom(env, 'SHIPYARD_SCRIPT_MAX_PROCESSES', 64),
-    maxFileMb: intFrom(env, 'SHIPYARD_SCRIPT_MAX_FILE_MB', 64),
-    cgroups,
-    logLinesPerStep: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_LINES_PER_STEP', 5_000),
-    logLinesPerRun: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_LINES_PER_RUN', 20_000),
-  };
-}
-
-function byteSizeFrom(env: Env, name: string, fallback: string): number {
-  try {
-    return parseByteSize(env[name] || fallback);
-  } catch (err) {
-    throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
-  }
-}
-// --- end of sandbox ---
 
 /**
  * The project root: the nearest folder above this file with a package.json (the clone, or the
@@ -296,134 +190,6 @@ function projectRoot(): string {
   }
   return dir;
 }
-
-// ---- Resource limits: database, auth, streams, connections (docs/limits.md) ----
-
-export interface ResourceLimits {
-  /** Per kind of process: requests must answer quickly, background work may take longer. */
-  database: { api: PoolSessionLimits; worker: PoolSessionLimits; maintenance: PoolSessionLimits };
-  /** Aggregate reads (/stats, /stats/*, /entities/summary, /forge/stats). */
-  aggregates: {
-    /** How long a tenant's answer is served from this process's cache (writes show after it). */
-    cacheTtlMs: number;
-    /** Distinct aggregate queries one tenant may run at once in this process. */
-    concurrentPerTenant: number;
-    /** How long a read over that limit waits for a turn before a 429. */
-    queueWaitMs: number;
-  };
-  auth: {
-    /** Failed API-key validations per key prefix and client address in a window. */
-    failuresPerPrefixAndClient: number;
-    /** Failed validations per key prefix from every address together in a window. */
-    failuresPerPrefix: number;
-    failureWindowMs: number;
-    /** bcrypt comparisons running at once in this process; more answer 503. */
-    concurrentChecks: number;
-  };
-  /** Log streams (`?follow=true`) one user may hold open at once, per API process. */
-  logStreamsPerUser: number;
-  connections: {
-    /** The whole request, headers and body, must arrive within this (server.requestTimeout). */
-    requestTimeoutMs: number;
-    /** The headers must arrive within this (server.headersTimeout). */
-    headersTimeoutMs: number;
-    /** An idle kept-alive connection is closed after this (server.keepAliveTimeout). */
-    keepAliveTimeoutMs: number;
-    /** A socket with no traffic either way for this long is destroyed. */
-    socketIdleTimeoutMs: number;
-  };
-}
-
-function poolLimitsFrom(env: Env, prefix: string, defaults: PoolSessionLimits): PoolSessionLimits {
-  return {
-    statementTimeoutMs: positiveIntFrom(env, `${prefix}_PG_STATEMENT_TIMEOUT_MS`, defaults.statementTimeoutMs),
-    idleInTransactionTimeoutMs: positiveIntFrom(
-      env,
-      `${prefix}_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS`,
-      defaults.idleInTransactionTimeoutMs,
-    ),
-    acquireTimeoutMs: positiveIntFrom(env, `${prefix}_PG_ACQUIRE_TIMEOUT_MS`, defaults.acquireTimeoutMs),
-  };
-}
-
-function resourceLimitsFrom(env: Env): ResourceLimits {
-  const connections = {
-    requestTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_REQUEST_TIMEOUT_MS', 30_000),
-    headersTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_HEADERS_TIMEOUT_MS', 10_000),
-    keepAliveTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
-    socketIdleTimeoutMs: positiveIntFrom(env, 'SHIPYARD_HTTP_SOCKET_IDLE_TIMEOUT_MS', 60_000),
-  };
-  // Node refuses a headers timeout longer than the request timeout.
-  if (connections.headersTimeoutMs > connections.requestTimeoutMs)
-    throw new Error('SHIPYARD_HTTP_HEADERS_TIMEOUT_MS must not exceed SHIPYARD_HTTP_REQUEST_TIMEOUT_MS');
-  return {
-    database: {
-      api: poolLimitsFrom(env, 'SHIPYARD', {
-        statementTimeoutMs: 5_000,
-        idleInTransactionTimeoutMs: 10_000,
-        acquireTimeoutMs: 2_000,
-      }),
-      worker: poolLimitsFrom(env, 'SHIPYARD_WORKER', {
-        statementTimeoutMs: 60_000,
-        idleInTransactionTimeoutMs: 60_000,
-        acquireTimeoutMs: 30_000,
-      }),
-      maintenance: poolLimitsFrom(env, 'SHIPYARD_MAINTENANCE', {
-        statementTimeoutMs: 1_800_000,
-        idleInTransactionTimeoutMs: 600_000,
-        acquireTimeoutMs: 60_000,
-      }),
-    },
-    aggregates: {
-      cacheTtlMs: positiveIntFrom(env, 'SHIPYARD_AGGREGATE_CACHE_TTL_MS', 30_000),
-      concurrentPerTenant: positiveIntFrom(env, 'SHIPYARD_AGGREGATE_CONCURRENCY_PER_TENANT', 2),
-      queueWaitMs: intFrom(env, 'SHIPYARD_AGGREGATE_QUEUE_WAIT_MS', 2_000),
-    },
-    auth: {
-      failuresPerPrefixAndClient: positiveIntFrom(env, 'SHIPYARD_AUTH_FAILURES_PER_PREFIX_AND_CLIENT', 10),
-      failuresPerPrefix: positiveIntFrom(env, 'SHIPYARD_AUTH_FAILURES_PER_PREFIX', 20),
-      failureWindowMs: durationFrom(env, 'SHIPYARD_AUTH_FAILURE_WINDOW', '60s'),
-      concurrentChecks: positiveIntFrom(env, 'SHIPYARD_AUTH_CONCURRENT_CHECKS', 4),
-    },
-    logStreamsPerUser: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_USER', 5),
-    connections,
-  };
-}
-
-// ---- end of resource limits ----
-// ---- Parsed input (issue 45): budgets checked before any work on a body or a YAML stream ----
-
-export interface InputLimits {
-  /** Levels of nesting of a JSON request body (SHIPYARD_LIMIT_JSON_DEPTH). */
-  jsonDepth: number;
-  /** Documents of one YAML stream, counted before it is parsed (SHIPYARD_MANIFEST_MAX_DOCUMENTS). */
-  documents: number;
-  /** Nodes of one YAML document as it expands, aliases counted at their anchor's size (SHIPYARD_MANIFEST_MAX_NODES). */
-  nodes: number;
-  /** Keys of one YAML map (SHIPYARD_MANIFEST_MAX_KEYS). */
-  keysPerMap: number;
-  /** Problems, and warnings, listed per document; the rest are counted (SHIPYARD_MANIFEST_MAX_NOTES). */
-  notesPerDocument: number;
-  /** How long reading one request's YAML may take on a parser thread (SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS). */
-  parseTimeoutMs: number;
-  /** Parser threads: YAML is read off the event loop (SHIPYARD_MANIFEST_PARSE_THREADS). */
-  parseThreads: number;
-}
-
-/** The limits `env` sets, each variable's default where it is unset (tests take `inputLimitsFrom({})`). */
-export function inputLimitsFrom(env: Env): InputLimits {
-  return {
-    jsonDepth: positiveIntFrom(env, 'SHIPYARD_LIMIT_JSON_DEPTH', 64),
-    documents: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_DOCUMENTS', 500),
-    nodes: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_NODES', 20_000),
-    keysPerMap: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_KEYS', 1_000),
-    notesPerDocument: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_NOTES', 50),
-    parseTimeoutMs: positiveIntFrom(env, 'SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS', 2_000),
-    parseThreads: positiveIntFrom(env, 'SHIPYARD_MANIFEST_PARSE_THREADS', 2),
-  };
-}
-
-// ---- end of parsed input ----
 
 export function loadConfig(env: Env = process.env): Config {
   const pgHost = env.SHIPYARD_PG_HOST ?? '127.0.0.1';
@@ -465,14 +231,12 @@ export function loadConfig(env: Env = process.env): Config {
     platformTenant: env.SHIPYARD_PLATFORM_TENANT || 'platform',
     encryptionKeys: env.SHIPYARD_ENCRYPTION_KEYS || undefined,
     egressAllow: listFrom(env.SHIPYARD_EGRESS_ALLOW),
-    // --- Script sandbox, run logs and template expansion (issue 45, helper "sandbox") ---
     sandbox: sandboxFrom(env),
     forgeTemplates: {
       urlBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_URL_BYTES', '8kb'),
       headersBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_HEADERS_BYTES', '16kb'),
       bodyBytes: byteSizeFrom(env, 'SHIPYARD_FORGE_TEMPLATE_BODY_BYTES', '1mb'),
     },
-    // --- end of sandbox ---
     forge: {
       logStreamsPerTenant: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT', 20),
       // Fair sharing and reconciliation of forge runs.

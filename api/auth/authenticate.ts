@@ -7,7 +7,7 @@ import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { sessionPrincipalKey, type CachedUserPrincipal, type SessionPrincipalCache } from './sessionPrincipalCache';
 import { ApiKeyFailureBudget } from './failureLimiter';
 import { KeyedGate } from '../http/keyedGate';
-import type { ResourceLimits } from '../../core/config';
+import type { ResourceLimits } from '../../core/limitsConfig';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../core/auth/permissions';
 import type { Principal } from '../../core/auth/principal';
 import type { SessionClaims, SessionVerifier } from '../../core/auth/sessionTokens';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ResourceLimits } from '../../core/config';
+import type { ResourceLimits } from '../../core/limitsConfig';
 import { ApiError } from '../../core/errors';
 import { KeyedGate } from './keyedGate';
 

@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { ResourceLimits } from '../../core/config';
+import type { ResourceLimits } from '../../core/limitsConfig';
 import { answerClientErrors } from './clientErrors';
 
 /**

@@ -11,7 +11,7 @@ import {
   type YAMLMap,
 } from 'yaml';
 import type { RelationRef } from '../catalog/entityRules';
-import type { InputLimits } from '../config';
+import type { InputLimits } from '../limitsConfig';
 import type { EntityInput, EntityReadme, EntityView } from '../catalog/types';
 import { invalid } from '../errors';
 import {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import type { InputLimits } from '../config';
+import type { InputLimits } from '../limitsConfig';
 import { ApiError } from '../errors';
 import type { ReadRefusal, ReadResult, ReadTask } from './readWorker';
 

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, parseByteSize, parseDuration } from '../../core/config';
+import { loadConfig } from '../../core/config';
+import { parseByteSize, parseDuration } from '../../core/envValues';
 
 test('defaults point every client at the locally provisioned services', () => {
   const config = loadConfig({});

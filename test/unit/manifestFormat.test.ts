@@ -11,7 +11,7 @@ import { documentsIn, tooDeepAt } from '../../core/manifests/streamScan';
 import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import type { Manifest } from '../../core/manifests/types';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
-import { inputLimitsFrom } from '../../core/config';
+import { inputLimitsFrom } from '../../core/limitsConfig';
 import type { ManifestType } from '../../core/catalog/types';
 
 /** The default limits, as an unconfigured process has them. */

@@ -1,7 +1,7 @@
 import { readManifestDocuments as readWithLimits } from '../../core/manifests/manifestRules';
 import { analyzeManifest, QUALITY_WEIGHTS } from '../../core/manifests/qualityRules';
 import { fullManifest, minimalManifest } from '../support/manifestFixtures';
-import { inputLimitsFrom } from '../../core/config';
+import { inputLimitsFrom } from '../../core/limitsConfig';
 import type { ManifestType } from '../../core/catalog/types';
 
 /** The default limits, as an unconfigured process has them. */
