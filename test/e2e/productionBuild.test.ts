@@ -38,6 +38,7 @@ test('the compiled API, workers and operator CLI serve /api/v1/system with every
     'token',
     '--tenant',
     'image',
+    '--create-tenant',
     '--email',
     'ops@image.test',
     '--roles',
