@@ -19,6 +19,7 @@ import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
 import { AggregateReads } from './http/aggregateReads';
+import { KeyedGate } from './http/keyedGate';
 import { createSearchEngine, type SearchEngine } from '../search/client';
 
 /** The long-lived clients a request may use, created once per process. */
@@ -45,6 +46,8 @@ export interface AppDeps {
   teamsCache: TeamsCache;
   /** Statistics reads: cached, shared and bounded per tenant. */
   aggregates: AggregateReads;
+  /** Each tenant's requests in progress in this process, bounded (limits.requests). */
+  tenantRequests: KeyedGate;
   /** The threads that read manifests' YAML, off the event loop. */
   manifests: ManifestReader;
   /**
@@ -111,6 +114,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     apiKeyCache,
     teamsCache,
     aggregates: new AggregateReads(config.limits.aggregates),
+    tenantRequests: new KeyedGate(config.limits.requests.concurrentPerTenant),
     manifests: createManifestReader(config.inputLimits),
     stopping,
   };

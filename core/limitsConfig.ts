@@ -26,6 +26,8 @@ export interface ResourceLimits {
     /** bcrypt comparisons running at once in this process; more answer 503. */
     concurrentChecks: number;
   };
+  /** Requests of one tenant the API process works on at once; more wait in line, then get a 429. */
+  requests: { concurrentPerTenant: number; queueWaitMs: number };
   /** Log streams (`?follow=true`) one user may hold open at once, per API process. */
   logStreamsPerUser: number;
   connections: {
@@ -90,6 +92,10 @@ export function resourceLimitsFrom(env: Env): ResourceLimits {
       failuresPerPrefix: positiveIntFrom(env, 'SHIPYARD_AUTH_FAILURES_PER_PREFIX', 20),
       failureWindowMs: durationFrom(env, 'SHIPYARD_AUTH_FAILURE_WINDOW', '60s'),
       concurrentChecks: positiveIntFrom(env, 'SHIPYARD_AUTH_CONCURRENT_CHECKS', 4),
+    },
+    requests: {
+      concurrentPerTenant: positiveIntFrom(env, 'SHIPYARD_TENANT_CONCURRENT_REQUESTS', 4),
+      queueWaitMs: intFrom(env, 'SHIPYARD_TENANT_REQUEST_QUEUE_WAIT_MS', 5_000),
     },
     logStreamsPerUser: positiveIntFrom(env, 'SHIPYARD_FORGE_LOG_STREAMS_PER_USER', 5),
     connections,

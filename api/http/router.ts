@@ -5,7 +5,9 @@ import type { Principal } from '../../core/auth/principal';
 import { ACCESS_CHANGED_CHANNEL, isKeyOutOfForce } from '../../core/auth/store';
 import { authorize, unauthorized } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
+import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
+import type { Release } from './keyedGate';
 import { successStatus, type RouteDefinition } from './route';
 import { compileBody, compileParams, compileQuery } from './validation';
 
@@ -20,6 +22,23 @@ function firstSegment(path: string): string | undefined {
   if (path.length < start || path.slice(0, start).toLowerCase() !== `${API_PREFIX}/`) return undefined;
   const end = path.indexOf('/', start);
   return path.slice(start, end === -1 ? undefined : end).toLowerCase();
+}
+
+/**
+ * The tenant's share of this API process: at most `limits.requests.concurrentPerTenant` of its
+ * requests in progress; past that a request waits in line, using no CPU or connection, so one
+ * tenant's flood slows only itself, and past `queueWaitMs` it is a 429. Resolves with the release.
+ */
+async function enterTenantShare(deps: AppDeps, tenantId: string): Promise<Release> {
+  const { queueWaitMs, concurrentPerTenant } = deps.config.limits.requests;
+  const release = await deps.tenantRequests.enter(tenantId, queueWaitMs);
+  if (release) return release;
+  throw new ApiError(
+    'RATE_LIMITED',
+    `Too many requests of this tenant at once (${concurrentPerTenant} in progress, more waiting); retry shortly`,
+    [],
+    { 'Retry-After': '1' },
+  );
 }
 
 /**
@@ -64,39 +83,44 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       } else {
         const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access, ctx.ip);
         ctx.state.tenantId = identity.tenantId;
-        const inTenant = <T>(work: (trx: Knex.Transaction) => Promise<T>) =>
-          withTenant(deps.db, identity.tenantId, work, deps.authenticator.precondition(identity));
-        let auth: Principal | undefined;
-        const authorized = (found: Principal) => {
-          auth = found;
-          authorize(auth, access);
-          return auth;
-        };
-        const principal = async (trx: Knex.Transaction) =>
-          authorized(await deps.authenticator.principal(trx, identity));
-        const onDemand = async () => {
-          // The handler opens its own transactions. The caller's principal takes one only when
-          // it is not known without (a user not cached, an API key).
-          const known = deps.authenticator.principalWithoutTransaction(identity);
-          const caller = known ? authorized(known) : await inTenant(principal);
-          return run(caller, undefined, inTenant);
-        };
-        result = await (
-          route.transaction === 'on-demand'
-            ? onDemand()
-            : // The whole request runs in one transaction under the caller's tenant.
-              inTenant(async (trx) => run(await principal(trx), trx, inTenant))
-        ).catch(async (err: unknown) => {
-          if (isKeyOutOfForce(err)) throw unauthorized();
-          // Written after the rollback, so the failure entry of a refused action survives it.
-          if (err instanceof RefusedAction && auth) {
-            await recordRefusal(deps.db, auth, err).catch((auditErr: unknown) =>
-              ctx.state.log?.error({ err: auditErr }, 'could not record a refused action'),
-            );
-          }
-          throw err;
-        });
-        if (route.changesAccess) deps.changes.deliver(ACCESS_CHANGED_CHANNEL, identity.tenantId);
+        const release = await enterTenantShare(deps, identity.tenantId);
+        try {
+          const inTenant = <T>(work: (trx: Knex.Transaction) => Promise<T>) =>
+            withTenant(deps.db, identity.tenantId, work, deps.authenticator.precondition(identity));
+          let auth: Principal | undefined;
+          const authorized = (found: Principal) => {
+            auth = found;
+            authorize(auth, access);
+            return auth;
+          };
+          const principal = async (trx: Knex.Transaction) =>
+            authorized(await deps.authenticator.principal(trx, identity));
+          const onDemand = async () => {
+            // The handler opens its own transactions. The caller's principal takes one only when
+            // it is not known without (a user not cached, an API key).
+            const known = deps.authenticator.principalWithoutTransaction(identity);
+            const caller = known ? authorized(known) : await inTenant(principal);
+            return run(caller, undefined, inTenant);
+          };
+          result = await (
+            route.transaction === 'on-demand'
+              ? onDemand()
+              : // The whole request runs in one transaction under the caller's tenant.
+                inTenant(async (trx) => run(await principal(trx), trx, inTenant))
+          ).catch(async (err: unknown) => {
+            if (isKeyOutOfForce(err)) throw unauthorized();
+            // Written after the rollback, so the failure entry of a refused action survives it.
+            if (err instanceof RefusedAction && auth) {
+              await recordRefusal(deps.db, auth, err).catch((auditErr: unknown) =>
+                ctx.state.log?.error({ err: auditErr }, 'could not record a refused action'),
+              );
+            }
+            throw err;
+          });
+          if (route.changesAccess) deps.changes.deliver(ACCESS_CHANGED_CHANNEL, identity.tenantId);
+        } finally {
+          release();
+        }
       }
       ctx.status = status;
       if (status !== 204) ctx.body = result;

@@ -44,22 +44,25 @@ function linkObjects(from: RouteDefinition, links: ResponseLink[], routeKeys: Se
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
 /**
- * Every route past authentication uses the database and may check an API key, so any of them
- * may find the service busy: the 503 it then answers (api/http/errorHandler.ts,
- * api/auth/authenticate.ts), beside whatever 503 the route itself declares.
+ * An answer every route past authentication may give, whatever it declares itself: `reason`,
+ * after the route's own description of that status when it has one, with Retry-After.
  */
-function serviceUnavailable(route: RouteDefinition) {
-  const busy =
-    'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
-  const own = route.responses[503]?.description;
+function sharedAnswer(route: RouteDefinition, status: 429 | 503, reason: string) {
+  const own = route.responses[status]?.description;
   return {
-    description: own ? `${own}; or: ${busy.charAt(0).toLowerCase()}${busy.slice(1)}` : busy,
+    description: own ? `${own}; or: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}` : reason,
     headers: {
       'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
     },
     content: errorContent,
   };
 }
+
+/** Past authentication: the tenant's share of the process (api/http/router.ts) and a busy service. */
+const TENANT_SHARE_FULL =
+  'The tenant has its limit of requests in progress and more waiting in line (SHIPYARD_TENANT_CONCURRENT_REQUESTS)';
+const SERVICE_BUSY =
+  'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
 
 function operation(route: RouteDefinition, routeKeys: Set<string>) {
   const responses = Object.fromEntries(
@@ -89,7 +92,10 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
     }),
     responses: {
       ...responses,
-      ...(route.access !== 'public' && { 503: serviceUnavailable(route) }),
+      ...(route.access !== 'public' && {
+        429: sharedAnswer(route, 429, TENANT_SHARE_FULL),
+        503: sharedAnswer(route, 503, SERVICE_BUSY),
+      }),
       default: { description: 'Any error, in the one envelope every endpoint uses', content: errorContent },
     },
   };
