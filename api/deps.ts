@@ -20,6 +20,7 @@ import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
 import { AggregateReads } from './http/aggregateReads';
 import { KeyedGate } from './http/keyedGate';
+import { RequestPacer } from './http/requestPacer';
 import { createSearchEngine, type SearchEngine } from '../search/client';
 
 /** The long-lived clients a request may use, created once per process. */
@@ -46,7 +47,8 @@ export interface AppDeps {
   teamsCache: TeamsCache;
   /** Statistics reads: cached, shared and bounded per tenant. */
   aggregates: AggregateReads;
-  /** Each tenant's requests in progress in this process, bounded (limits.requests). */
+  /** Each tenant's requests in this process: paced, and bounded in progress (limits.requests). */
+  tenantPace: RequestPacer;
   tenantRequests: KeyedGate;
   /** The threads that read manifests' YAML, off the event loop. */
   manifests: ManifestReader;
@@ -114,6 +116,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     apiKeyCache,
     teamsCache,
     aggregates: new AggregateReads(config.limits.aggregates),
+    tenantPace: new RequestPacer(config.limits.requests.perSecond, config.limits.requests.queueWaitMs),
     tenantRequests: new KeyedGate(config.limits.requests.concurrentPerTenant),
     manifests: createManifestReader(config.inputLimits),
     stopping,

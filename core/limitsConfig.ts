@@ -26,8 +26,11 @@ export interface ResourceLimits {
     /** bcrypt comparisons running at once in this process; more answer 503. */
     concurrentChecks: number;
   };
-  /** Requests of one tenant the API process works on at once; more wait in line, then get a 429. */
-  requests: { concurrentPerTenant: number; queueWaitMs: number };
+  /**
+   * One tenant's requests in an API process: at most `perSecond` a second (a burst of as many)
+   * and `concurrentPerTenant` at once; more wait in line up to `queueWaitMs`, then get a 429.
+   */
+  requests: { perSecond: number; concurrentPerTenant: number; queueWaitMs: number };
   /** Log streams (`?follow=true`) one user may hold open at once, per API process. */
   logStreamsPerUser: number;
   connections: {
@@ -94,6 +97,7 @@ export function resourceLimitsFrom(env: Env): ResourceLimits {
       concurrentChecks: positiveIntFrom(env, 'SHIPYARD_AUTH_CONCURRENT_CHECKS', 4),
     },
     requests: {
+      perSecond: positiveIntFrom(env, 'SHIPYARD_TENANT_REQUESTS_PER_SECOND', 200),
       concurrentPerTenant: positiveIntFrom(env, 'SHIPYARD_TENANT_CONCURRENT_REQUESTS', 4),
       queueWaitMs: intFrom(env, 'SHIPYARD_TENANT_REQUEST_QUEUE_WAIT_MS', 5_000),
     },

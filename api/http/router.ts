@@ -25,20 +25,21 @@ function firstSegment(path: string): string | undefined {
 }
 
 /**
- * The tenant's share of this API process: at most `limits.requests.concurrentPerTenant` of its
- * requests in progress; past that a request waits in line, using no CPU or connection, so one
- * tenant's flood slows only itself, and past `queueWaitMs` it is a 429. Resolves with the release.
+ * The tenant's share of this API process: `limits.requests.perSecond` of its requests a second
+ * and `concurrentPerTenant` in progress; past either a request waits in line, using no CPU or
+ * connection, so one tenant's flood slows only itself, and past `queueWaitMs` it is a 429.
+ * Resolves with the release of its place.
  */
 async function enterTenantShare(deps: AppDeps, tenantId: string): Promise<Release> {
-  const { queueWaitMs, concurrentPerTenant } = deps.config.limits.requests;
+  const { perSecond, queueWaitMs, concurrentPerTenant } = deps.config.limits.requests;
+  const refuse = (why: string) =>
+    new ApiError('RATE_LIMITED', `Too many requests of this tenant (${why}); retry shortly`, [], {
+      'Retry-After': '1',
+    });
+  if (!(await deps.tenantPace.take(tenantId))) throw refuse(`more than ${perSecond} a second`);
   const release = await deps.tenantRequests.enter(tenantId, queueWaitMs);
-  if (release) return release;
-  throw new ApiError(
-    'RATE_LIMITED',
-    `Too many requests of this tenant at once (${concurrentPerTenant} in progress, more waiting); retry shortly`,
-    [],
-    { 'Retry-After': '1' },
-  );
+  if (!release) throw refuse(`${concurrentPerTenant} in progress, more waiting`);
+  return release;
 }
 
 /**

@@ -60,7 +60,7 @@ function sharedAnswer(route: RouteDefinition, status: 429 | 503, reason: string)
 
 /** Past authentication: the tenant's share of the process (api/http/router.ts) and a busy service. */
 const TENANT_SHARE_FULL =
-  'The tenant has its limit of requests in progress and more waiting in line (SHIPYARD_TENANT_CONCURRENT_REQUESTS)';
+  'The tenant is over its share of this process (SHIPYARD_TENANT_REQUESTS_PER_SECOND, SHIPYARD_TENANT_CONCURRENT_REQUESTS) with more waiting in line';
 const SERVICE_BUSY =
   'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
 

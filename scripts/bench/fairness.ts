@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../core/config';
 import { bodyText, HOSTILE_REQUESTS } from '../../test/support/hostileBodies';
 import { issueDevToken } from '../cli/devToken';
+import { setForgeLimits } from '../cli/forgeLimits';
 import { benchApi, RawText, type BenchApi } from './apiClient';
 import { ENTITIES, ensureCatalog, TENANT as FLOODER_TENANT } from './catalogTenant';
 import { child, percentile, startApiProcess } from './load';
@@ -178,6 +179,8 @@ async function main(): Promise<void> {
     const as = async (tenant: string) =>
       benchApi(base, (await issueDevToken(config, { tenant, email: 'bench@bench.test', roles: ['admin'] })).token);
     const victim = await as('bench-fair-victim');
+    // The victim starts more runs than a tenant's default a minute: its own limit is not under test.
+    await setForgeLimits(config, { tenant: 'bench-fair-victim', override: { runStartsPerMinute: 10_000 } });
     const flooder = await as(FLOODER_TENANT);
     const stamp = Date.now();
     const mold = async (who: BenchApi, slug: string, script: string) => {

@@ -28,7 +28,7 @@ let other: string;
 
 beforeAll(async () => {
   const config = testConfig();
-  const limits = { ...config.limits, requests: { concurrentPerTenant: 2, queueWaitMs: 300 } };
+  const limits = { ...config.limits, requests: { perSecond: 1000, concurrentPerTenant: 2, queueWaitMs: 300 } };
   api = await startApi({ deps: await testDeps({ ...config, limits }), routes: [...apiRoutes, slowRoute] });
   const run = randomUUID().slice(0, 8);
   flooder = (await sessionToken({ tenant: `share-a-${run}`, email: 'a@share.test', roles: ['viewer'] })).token;
