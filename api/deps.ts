@@ -19,7 +19,7 @@ import { createSessionVerifier } from '../core/auth/sessionTokens';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
 import { AggregateReads } from './http/aggregateReads';
-import { KeyedGate } from './http/keyedGate';
+import { KeyedGate } from '../core/keyedGate';
 import { RequestPacer } from './http/requestPacer';
 import { createSearchEngine, type SearchEngine } from '../search/client';
 

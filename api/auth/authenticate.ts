@@ -6,7 +6,7 @@ import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { sessionPrincipalKey, type CachedUserPrincipal, type SessionPrincipalCache } from './sessionPrincipalCache';
 import { ApiKeyFailureBudget } from './failureLimiter';
-import { KeyedGate } from '../http/keyedGate';
+import { KeyedGate } from '../../core/keyedGate';
 import type { ResourceLimits } from '../../core/limitsConfig';
 import { BUILT_IN_ROLES, expandScopes, isBuiltInRole, type Scope } from '../../core/auth/permissions';
 import type { Principal } from '../../core/auth/principal';

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { ResourceLimits } from '../../core/limitsConfig';
 import { ApiError } from '../../core/errors';
-import { KeyedGate } from './keyedGate';
+import { KeyedGate } from '../../core/keyedGate';
 
 /** Tenants × aggregates kept at most; the least recently read go first. */
 const MAX_CACHED = 10_000;

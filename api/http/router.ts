@@ -7,7 +7,7 @@ import { authorize, unauthorized } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
-import type { Release } from './keyedGate';
+import type { Release } from '../../core/keyedGate';
 import { successStatus, type RouteDefinition } from './route';
 import { compileBody, compileParams, compileQuery } from './validation';
 

@@ -47,8 +47,8 @@ export const manifestRoutes = [
       'Validate YAML (one or many documents, ours or Backstage’s): every problem with its path, line and column. Nothing is stored',
     body: manifestBodySchema,
     responses: { 200: { description: '`{valid, documents}`', schema: validationSchema }, ...yamlRefusals },
-    handler: async ({ body, deps }) => {
-      const { documents } = await deps.manifests.read(body);
+    handler: async ({ auth, body, deps }) => {
+      const { documents } = await deps.manifests.read(auth.tenantId, body);
       return {
         valid: documents.length > 0 && documents.every((d) => d.outcome !== 'rejected'),
         documents: documents.map((document) => ({ ...described(document), outcome: document.outcome })),
@@ -65,8 +65,8 @@ export const manifestRoutes = [
       'Quality of each document: a score 0–100 (owner 25, description 20, lifecycle 15, links 15, readme 15, tier 10; a weak field earns half) and what is missing, weak or invalid. Nothing is stored',
     body: manifestBodySchema,
     responses: { 200: { description: '`{documents}`', schema: analysisSchema }, ...yamlRefusals },
-    handler: async ({ body, deps }) => {
-      const { documents, quality = [] } = await deps.manifests.read({ ...body, with: 'quality' });
+    handler: async ({ auth, body, deps }) => {
+      const { documents, quality = [] } = await deps.manifests.read(auth.tenantId, { ...body, with: 'quality' });
       return {
         documents: documents.map((document, i) => ({
           ...described(document),
@@ -85,8 +85,8 @@ export const manifestRoutes = [
       'Convert a Backstage-style descriptor (one or many documents: Component, API, System, Resource; Group is skipped) to manifests of our format. What has no equivalent is a warning. Nothing is stored',
     body: manifestBodySchema,
     responses: { 200: { description: '`{content, documents}`', schema: conversionSchema }, ...yamlRefusals },
-    handler: async ({ body, deps }) => {
-      const { documents, rendered = '' } = await deps.manifests.read({
+    handler: async ({ auth, body, deps }) => {
+      const { documents, rendered = '' } = await deps.manifests.read(auth.tenantId, {
         content: body.content,
         format: body.format ?? 'backstage',
         with: 'rendered',
@@ -121,7 +121,7 @@ export const manifestRoutes = [
       },
     },
     handler: async ({ inTenant, auth, body, deps }) => {
-      const { documents } = await deps.manifests.read(body);
+      const { documents } = await deps.manifests.read(auth.tenantId, body);
       return inTenant((trx) => importManifests(trx, auth, documents));
     },
   }),
@@ -159,7 +159,7 @@ export const manifestRoutes = [
       ...yamlRefusals,
     },
     handler: async ({ inTenant, auth, body, deps }) => {
-      const { documents } = await deps.manifests.read(body);
+      const { documents } = await deps.manifests.read(auth.tenantId, body);
       return inTenant((trx) => createManifest(trx, auth, documents));
     },
   }),
@@ -188,7 +188,7 @@ export const manifestRoutes = [
     body: manifestBodySchema,
     responses: { 200: { description: 'The manifest and its entity', schema: appliedManifestSchema }, ...yamlRefusals },
     handler: async ({ inTenant, auth, params, body, deps }) => {
-      const { documents } = await deps.manifests.read(body);
+      const { documents } = await deps.manifests.read(auth.tenantId, body);
       return inTenant((trx) => updateManifest(trx, auth, params.id, documents));
     },
   }),

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { InputLimits } from '../limitsConfig';
 import { ApiError } from '../errors';
+import { KeyedGate } from '../keyedGate';
 import type { ReadRefusal, ReadResult, ReadTask } from './readWorker';
 
 // YAML is read on a pool of worker threads: a hostile stream costs a parser thread its time
@@ -10,8 +11,12 @@ import type { ReadRefusal, ReadResult, ReadTask } from './readWorker';
 // (api/deps.ts) and closed at shutdown.
 
 export interface ManifestReader {
-  /** The documents of `content` (and what `task.with` asks for); an ApiError for content refused as a whole. */
-  read(task: Omit<ReadTask, 'limits'>): Promise<ReadResult>;
+  /**
+   * The documents of `content` (and what `task.with` asks for); an ApiError for content refused
+   * as a whole. A tenant's reads take turns, one at a time, so its flood of slow streams holds
+   * one parser thread, not all of them.
+   */
+  read(tenantId: string, task: Omit<ReadTask, 'limits'>): Promise<ReadResult>;
   close(): Promise<void>;
 }
 
@@ -37,8 +42,15 @@ export function createManifestReader(limits: InputLimits): ManifestReader {
     idleTimeout: 60_000,
   });
   const { documents, nodes, keysPerMap, notesPerDocument, parseTimeoutMs } = limits;
+  const turns = new KeyedGate(1);
   return {
-    async read(task) {
+    async read(tenantId, task) {
+      const release = await turns.enter(tenantId, parseTimeoutMs);
+      if (!release) {
+        throw new ApiError('RATE_LIMITED', "This tenant's YAML is read one request at a time; retry shortly", [], {
+          'Retry-After': '1',
+        });
+      }
       let answer: ReadResult | ReadRefusal;
       try {
         // Aborting a running task terminates its thread; the pool starts a fresh one.
@@ -53,6 +65,8 @@ export function createManifestReader(limits: InputLimits): ManifestReader {
           `Reading the YAML took longer than ${parseTimeoutMs} ms (SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS)`,
           [{ field: 'body.content', message: `must be read within ${parseTimeoutMs} ms` }],
         );
+      } finally {
+        release();
       }
       if ('refused' in answer) throw new ApiError(answer.refused.code, answer.refused.message, answer.refused.details);
       return answer;

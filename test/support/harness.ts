@@ -94,7 +94,7 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** A JSON reply: the status and the parsed body (null when there is none, as for a 204). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Reply = { status: number; body: any; headers: Headers };
+export type Reply = { status: number; body: any };
 
 /** One JSON call to `api`'s /api/v1 as the bearer of `token`. */
 export async function callApi(
@@ -110,5 +110,5 @@ export async function callApi(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -1,5 +1,5 @@
 import { AggregateReads } from '../../api/http/aggregateReads';
-import { KeyedGate } from '../../api/http/keyedGate';
+import { KeyedGate } from '../../core/keyedGate';
 import { ApiError } from '../../core/errors';
 
 /** A promise and the function that settles it. */
