@@ -37,7 +37,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(errorHandler());
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
-  app.use(jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits.jsonDepth));
+  app.use(jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits));
   app.use(referenceAssets());
   app.use(api);
   return app;

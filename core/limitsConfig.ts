@@ -111,6 +111,8 @@ export function resourceLimitsFrom(env: Env): ResourceLimits {
 export interface InputLimits {
   /** Levels of nesting of a JSON request body (SHIPYARD_LIMIT_JSON_DEPTH). */
   jsonDepth: number;
+  /** Items of any one array of a JSON request body (SHIPYARD_LIMIT_JSON_ARRAY_ITEMS). */
+  jsonArrayItems: number;
   /** Documents of one YAML stream, counted before it is parsed (SHIPYARD_MANIFEST_MAX_DOCUMENTS). */
   documents: number;
   /** Nodes of one YAML document as it expands, aliases counted at their anchor's size (SHIPYARD_MANIFEST_MAX_NODES). */
@@ -129,6 +131,7 @@ export interface InputLimits {
 export function inputLimitsFrom(env: Env): InputLimits {
   return {
     jsonDepth: positiveIntFrom(env, 'SHIPYARD_LIMIT_JSON_DEPTH', 64),
+    jsonArrayItems: positiveIntFrom(env, 'SHIPYARD_LIMIT_JSON_ARRAY_ITEMS', 1_000),
     documents: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_DOCUMENTS', 500),
     nodes: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_NODES', 20_000),
     keysPerMap: positiveIntFrom(env, 'SHIPYARD_MANIFEST_MAX_KEYS', 1_000),

@@ -1,26 +1,38 @@
 import type { Middleware } from 'koa';
 import { json } from 'co-body';
 import { ApiError, invalid } from '../../core/errors';
+import type { InputLimits } from '../../core/limitsConfig';
 import { onlyWhen } from './onlyWhen';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Parses JSON request bodies into ctx.request.body. Over the limit → 413, malformed → 400,
- * nested deeper than `maxDepth` → 400, a body that is not JSON → 415. Requests without a body
- * (most) get `undefined` and pass straight on.
+ * nested deeper than `jsonDepth` or with an array of more than `jsonArrayItems` → 400, a body
+ * that is not JSON → 415. Requests without a body (most) get `undefined` and pass straight on.
  */
-export function jsonBody(limitBytes: number, maxDepth: number): Middleware {
+export function jsonBody(
+  limitBytes: number,
+  { jsonDepth, jsonArrayItems }: Pick<InputLimits, 'jsonDepth' | 'jsonArrayItems'>,
+): Middleware {
   const readBody: Middleware = async (ctx, next) => {
     if (!ctx.is('application/json', 'application/*+json')) {
       throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be application/json');
     }
     const { parsed, raw } = await parse(ctx.req, limitBytes);
-    // Before anything walks the value: validation, templates and stores recurse into it.
-    if (nestsDeeperThan(raw, maxDepth)) {
-      throw invalid(`Request body nests deeper than ${maxDepth} levels (SHIPYARD_LIMIT_JSON_DEPTH)`, [
-        { field: 'body', message: `must nest at most ${maxDepth} levels of arrays and objects` },
+    // Before anything walks the value: validation, templates and stores recurse into it, and
+    // validating every item of a huge array holds the event loop.
+    const over = overJsonBudget(raw, jsonDepth, jsonArrayItems);
+    if (over === 'depth') {
+      throw invalid(`Request body nests deeper than ${jsonDepth} levels (SHIPYARD_LIMIT_JSON_DEPTH)`, [
+        { field: 'body', message: `must nest at most ${jsonDepth} levels of arrays and objects` },
       ]);
+    }
+    if (over === 'items') {
+      throw invalid(
+        `Request body has an array of more than ${jsonArrayItems} items (SHIPYARD_LIMIT_JSON_ARRAY_ITEMS)`,
+        [{ field: 'body', message: `must hold at most ${jsonArrayItems} items in any one array` }],
+      );
     }
     ctx.request.body = parsed;
     ctx.request.bodyBytes = Buffer.byteLength(raw);
@@ -49,9 +61,14 @@ async function parse(req: Parameters<typeof json>[0], limitBytes: number): Promi
   }
 }
 
-/** Whether JSON text opens more than `max` arrays and objects at once; one pass, brackets in strings ignored. */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
+/**
+ * Which budget JSON text is over, if any: more than `maxDepth` arrays and objects open at once, or
+ * an array of more than `maxItems` items. One pass over the text; brackets and commas inside
+ * strings are ignored.
+ */
+export function overJsonBudget(text: string, maxDepth: number, maxItems: number): 'depth' | 'items' | undefined {
+  // Per open container: its items so far in an array, -1 in an object.
+  const items: number[] = [];
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const char = text[i];
@@ -60,8 +77,12 @@ export function nestsDeeperThan(text: string, max: number): boolean {
       else if (char === '"') inString = false;
     } else if (char === '"') inString = true;
     else if (char === '[' || char === '{') {
-      if (++depth > max) return true;
-    } else if (char === ']' || char === '}') depth--;
+      if (items.push(char === '[' ? 0 : -1) > maxDepth) return 'depth';
+    } else if (char === ']' || char === '}') items.pop();
+    else if (char === ',' && items.length && items[items.length - 1] >= 0) {
+      // Commas separate items: the n-th comma starts item n + 1.
+      if (++items[items.length - 1] >= maxItems) return 'items';
+    }
   }
-  return false;
+  return undefined;
 }

@@ -208,6 +208,7 @@ test('forge runs: 10 running runs, 5 concurrent actions and 30 starts a minute p
 test('parsed-input budgets have working defaults, each variable overrides its own, and zero stops the start', () => {
   expect(loadConfig({}).inputLimits).toEqual({
     jsonDepth: 64,
+    jsonArrayItems: 1_000,
     documents: 500,
     nodes: 20_000,
     keysPerMap: 1_000,
@@ -216,7 +217,11 @@ test('parsed-input budgets have working defaults, each variable overrides its ow
     parseThreads: 2,
   });
   expect(
-    loadConfig({ SHIPYARD_LIMIT_JSON_DEPTH: '16', SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS: '500' }).inputLimits,
-  ).toMatchObject({ jsonDepth: 16, parseTimeoutMs: 500, nodes: 20_000 });
+    loadConfig({
+      SHIPYARD_LIMIT_JSON_DEPTH: '16',
+      SHIPYARD_LIMIT_JSON_ARRAY_ITEMS: '50',
+      SHIPYARD_MANIFEST_PARSE_TIMEOUT_MS: '500',
+    }).inputLimits,
+  ).toMatchObject({ jsonDepth: 16, jsonArrayItems: 50, parseTimeoutMs: 500, nodes: 20_000 });
   expect(() => loadConfig({ SHIPYARD_MANIFEST_MAX_NODES: '0' })).toThrow(/SHIPYARD_MANIFEST_MAX_NODES/);
 });

@@ -1,5 +1,5 @@
 import { parseDocument } from 'yaml';
-import { nestsDeeperThan } from '../../api/http/jsonBody';
+import { overJsonBudget } from '../../api/http/jsonBody';
 import { relationRefusals, writeOrder } from '../../core/manifests/importRules';
 import { largestDocumentNodes } from '../../core/manifests/streamScan';
 import { measureDocument } from '../../core/manifests/yamlBudget';
@@ -53,10 +53,22 @@ test('the nodes a document writes are estimated from its text: entries, items an
 });
 
 test('a JSON body’s depth is found on its text in one pass, brackets inside strings not counted', () => {
-  expect(nestsDeeperThan('[[[1]]]', 3)).toBe(false);
-  expect(nestsDeeperThan('[[[[1]]]]', 3)).toBe(true);
-  expect(nestsDeeperThan(JSON.stringify({ a: '[[[[{{{{', b: ['\\"[[[['] }), 2)).toBe(false);
-  expect(nestsDeeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 64)).toBe(true);
+  const deeperThan = (text: string, max: number) => overJsonBudget(text, max, 1_000) === 'depth';
+  expect(deeperThan('[[[1]]]', 3)).toBe(false);
+  expect(deeperThan('[[[[1]]]]', 3)).toBe(true);
+  expect(deeperThan(JSON.stringify({ a: '[[[[{{{{', b: ['\\"[[[['] }), 2)).toBe(false);
+  expect(deeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 64)).toBe(true);
+});
+
+test('an array of more items than allowed is found on the text, whatever its depth; commas of objects and strings not counted', () => {
+  const items = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
+  expect(overJsonBudget(items(3), 64, 3)).toBeUndefined();
+  expect(overJsonBudget(items(4), 64, 3)).toBe('items');
+  expect(overJsonBudget(JSON.stringify({ a: [1, 2, 3], b: { c: [[1, 2, 3, 4]] } }), 64, 3)).toBe('items');
+  expect(
+    overJsonBudget(JSON.stringify({ a: 1, b: 2, c: 3, d: 4, e: 'x,y,z,w', f: ['a,b,c,d'] }), 64, 3),
+  ).toBeUndefined();
+  expect(overJsonBudget('[]', 64, 1)).toBeUndefined();
 });
 
 describe('relation refusals of an import', () => {
