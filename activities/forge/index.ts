@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import type { ActivityDeps } from '../deps';
 import { activeIntegrationOfType } from '../../core/integrations/store';
 import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
-import { appendLogs, markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
+import { appendLogs } from '../../core/forge/runLogStore';
+import { markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
 import { exchangeSlots } from '../../core/forge/slotStore';
 import { commitWithoutFlush, withTenant } from '../../db/tenancy';
 import {

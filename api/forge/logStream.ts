@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
 import { ApiError } from '../../core/errors';
-import { isFinished, readRunProgress } from '../../core/forge/runStore';
+import { readRunProgress } from '../../core/forge/runLogStore';
+import { isFinished } from '../../core/forge/runStore';
 import { withTenant } from '../../db/tenancy';
 import type { RunLogFollowers } from './logFollowers';
 

@@ -3,7 +3,8 @@ import type { Config } from '../../core/config';
 import { invalid, notFound } from '../../core/errors';
 import { invalidCursor } from '../../core/paging';
 import { decideRun, startRun } from '../../core/forge/runCommands';
-import { findRun, listLogs, listRuns, runStats, runStatus } from '../../core/forge/runStore';
+import { listLogs } from '../../core/forge/runLogStore';
+import { findRun, listRuns, runStats, runStatus } from '../../core/forge/runStore';
 import { DECISION_KINDS, RUN_STATUSES, type DecisionKind } from '../../core/forge/types';
 import {
   keysetListQuery,

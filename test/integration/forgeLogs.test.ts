@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { appendLogs, listLogs, markRun, markStep } from '../../core/forge/runStore';
+import { appendLogs, listLogs } from '../../core/forge/runLogStore';
+import { markRun, markStep } from '../../core/forge/runStore';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
 import { useForgeSuite } from '../support/forgeRuns';
