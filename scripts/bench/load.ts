@@ -284,11 +284,14 @@ export async function untilUp(url: string): Promise<void> {
  * free port with default logging (to a pipe nobody reads but drains); resolves once /healthz
  * answers.
  */
-export async function startApiProcess(dist = DIST): Promise<{ proc: ChildProcess; base: string }> {
+export async function startApiProcess(
+  dist = DIST,
+  env: Record<string, string> = {},
+): Promise<{ proc: ChildProcess; base: string }> {
   const port = await freePort();
   const api = await child(
     'api/server',
-    { PORT: String(port), HOST: '127.0.0.1' },
+    { ...env, PORT: String(port), HOST: '127.0.0.1' },
     async () => {
       const base = `http://127.0.0.1:${port}`;
       await untilUp(`${base}/healthz`);
