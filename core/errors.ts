@@ -44,3 +44,6 @@ export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not
 export const invalid = (message: string, details: ErrorDetail[] = []) =>
   new ApiError('INVALID_REQUEST', message, details);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);
+/** A 429: the caller is over one of its limits, and may try again after `retryAfterSeconds`. */
+export const rateLimited = (message: string, retryAfterSeconds: number, details: ErrorDetail[] = []) =>
+  new ApiError('RATE_LIMITED', message, details, { 'Retry-After': String(retryAfterSeconds) });

@@ -13,7 +13,7 @@ type SonicBoom = ReturnType<typeof pino.destination>;
  * API throughput). pino writes what is pending synchronously when the process exits. A reader
  * that falls behind by more than 64 MiB loses the lines past that, counted as dropped.
  */
-export const stdoutDestination = (): SonicBoom =>
+const stdoutDestination = (): SonicBoom =>
   pino.destination({ dest: 1, sync: false, minLength: 8 * 1024, periodicFlush: 500, maxLength: 64 * 1024 * 1024 });
 
 /** A process's JSON logger (the API's, a worker's), named after the process. */

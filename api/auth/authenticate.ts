@@ -1,7 +1,7 @@
 import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ApiError } from '../../core/errors';
+import { ApiError, rateLimited } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
 import { sessionPrincipalKey, type CachedUserPrincipal, type SessionPrincipalCache } from './sessionPrincipalCache';
@@ -132,9 +132,7 @@ export class Authenticator {
     const prefix = apiKeyLookupPrefix(token);
     const retryAfterMs = this.failedValidations.retryAfterMs(prefix, client);
     if (retryAfterMs > 0) {
-      throw new ApiError('RATE_LIMITED', 'Too many failed authentications; try again later', [], {
-        'retry-after': String(Math.ceil(retryAfterMs / 1000)),
-      });
+      throw rateLimited('Too many failed authentications; try again later', Math.ceil(retryAfterMs / 1000));
     }
     const forgive = this.failedValidations.charge(prefix, client);
     const release = await this.checks.enter(EVERY_CHECK, CHECK_WAIT_MS);

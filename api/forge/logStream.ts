@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
-import { ApiError } from '../../core/errors';
+import { rateLimited } from '../../core/errors';
 import { readRunProgress } from '../../core/forge/runLogStore';
 import { isFinished } from '../../core/forge/runStore';
 import { withTenant } from '../../db/tenancy';
@@ -30,11 +30,9 @@ interface StreamBudget {
 function admitStream(budgets: StreamBudget[]): () => void {
   const full = budgets.find(({ key, cap }) => (openStreams.get(key) ?? 0) >= cap);
   if (full) {
-    throw new ApiError(
-      'RATE_LIMITED',
+    throw rateLimited(
       `At most ${full.cap} log streams may be open at once per ${full.holder}; close one or try again later`,
-      [],
-      { 'Retry-After': '10' },
+      10,
     );
   }
   for (const { key } of budgets) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);

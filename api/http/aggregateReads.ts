@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ResourceLimits } from '../../core/limitsConfig';
-import { ApiError } from '../../core/errors';
+import { rateLimited } from '../../core/errors';
 import { KeyedGate } from '../../core/keyedGate';
 
 /** Tenants × aggregates kept at most; the least recently read go first. */
@@ -48,11 +48,9 @@ export class AggregateReads {
   private async admitted<V>(tenantId: string, load: () => Promise<V>): Promise<V> {
     const release = await this.gate.enter(tenantId, this.limits.queueWaitMs);
     if (!release) {
-      throw new ApiError(
-        'RATE_LIMITED',
+      throw rateLimited(
         `Too many statistics requests of this tenant at once (at most ${this.limits.concurrentPerTenant}); retry shortly`,
-        [],
-        { 'Retry-After': String(RETRY_AFTER_S) },
+        RETRY_AFTER_S,
       );
     }
     try {

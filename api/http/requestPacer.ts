@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
-
-export type Clock = () => number;
+import type { Clock } from './versionedCache';
 
 /** Keys (tenants) whose pace is kept at most; a key unseen for longer than a burst needs none. */
 const MAX_KEYS = 10_000;

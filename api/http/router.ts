@@ -5,7 +5,7 @@ import type { Principal } from '../../core/auth/principal';
 import { ACCESS_CHANGED_CHANNEL, isKeyOutOfForce } from '../../core/auth/store';
 import { authorize, unauthorized } from '../auth/authenticate';
 import type { AppDeps } from '../deps';
-import { ApiError } from '../../core/errors';
+import { rateLimited } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { Release } from '../../core/keyedGate';
 import { successStatus, type RouteDefinition } from './route';
@@ -32,10 +32,7 @@ function firstSegment(path: string): string | undefined {
  */
 async function enterTenantShare(deps: AppDeps, tenantId: string): Promise<Release> {
   const { perSecond, queueWaitMs, concurrentPerTenant } = deps.config.limits.requests;
-  const refuse = (why: string) =>
-    new ApiError('RATE_LIMITED', `Too many requests of this tenant (${why}); retry shortly`, [], {
-      'Retry-After': '1',
-    });
+  const refuse = (why: string) => rateLimited(`Too many requests of this tenant (${why}); retry shortly`, 1);
   if (!(await deps.tenantPace.take(tenantId))) throw refuse(`more than ${perSecond} a second`);
   const release = await deps.tenantRequests.enter(tenantId, queueWaitMs);
   if (!release) throw refuse(`${concurrentPerTenant} in progress, more waiting`);

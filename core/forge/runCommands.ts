@@ -5,7 +5,7 @@ import { withTenant } from '../../db/tenancy';
 import type { CallerPrincipal } from '../auth/principal';
 import type { Config } from '../config';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
-import { ApiError, invalid, notFound } from '../errors';
+import { ApiError, invalid, notFound, rateLimited } from '../errors';
 import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { decisionConflict } from './decisionRules';
@@ -84,11 +84,10 @@ export async function startRun(
   const { run, steps, moldSlug, moldId, moldName } = await inTenant(deps, caller, async (trx) => {
     const refusal = await runStartRefusal(trx, caller.tenantId, forgeConfig.runStartsPerMinute);
     if (refusal)
-      throw new ApiError(
-        'RATE_LIMITED',
+      throw rateLimited(
         `This tenant may start ${refusal.perMinute} runs a minute; try again in ${refusal.retryAfterSeconds} s`,
+        refusal.retryAfterSeconds,
         [{ field: 'runs', message: `at most ${refusal.perMinute} started per minute` }],
-        { 'Retry-After': String(refusal.retryAfterSeconds) },
       );
     const mold = await findMold(trx, request.moldSlug);
     if (!mold) throw notFound('Mold');

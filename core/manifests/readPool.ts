@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { InputLimits } from '../limitsConfig';
-import { ApiError } from '../errors';
+import { ApiError, rateLimited } from '../errors';
 import { KeyedGate } from '../keyedGate';
 import type { ReadRefusal, ReadResult, ReadTask } from './readWorker';
 
@@ -47,9 +47,7 @@ export function createManifestReader(limits: InputLimits): ManifestReader {
     async read(tenantId, task) {
       const release = await turns.enter(tenantId, parseTimeoutMs);
       if (!release) {
-        throw new ApiError('RATE_LIMITED', "This tenant's YAML is read one request at a time; retry shortly", [], {
-          'Retry-After': '1',
-        });
+        throw rateLimited("This tenant's YAML is read one request at a time; retry shortly", 1);
       }
       let answer: ReadResult | ReadRefusal;
       try {
