@@ -1,14 +1,19 @@
 import type { Knex } from 'knex';
 import { escapeLiteral } from 'pg';
+import { acquireConnection, knexOnConnection, releaseConnection, sendOn } from './knexInternals';
 
 /**
- * Runs `work` in one knex transaction whose row-level-security context is `tenantId`: every
- * tenant table's policy compares its rows to this setting, so queries inside see only that
- * tenant. `set local` scopes the setting to the transaction, so a pooled connection never carries
- * one tenant's context into another request. The setting goes as one simple query (which takes
- * no parameters, so the id is an escaped literal), with `precondition`, a statement that returns
- * no rows, behind it in the same round trip; when the precondition fails, withTenant fails with
- * its error.
+ * Runs `work` in one transaction whose row-level-security context is `tenantId`: every tenant
+ * table's policy compares its rows to this setting, so queries inside see only that tenant.
+ * `set local` scopes the setting to the transaction, so a pooled connection never carries one
+ * tenant's context into another request.
+ *
+ * Not knex's transaction(), which opens with a BEGIN of its own and builds a knex instance per
+ * transaction (db/knexInternals.ts says why that matters): here BEGIN, the setting and
+ * `precondition` (a statement that returns no rows) travel as one simple query, which takes no
+ * parameters, so the id is an escaped literal. When it fails, withTenant fails with its error
+ * before the work runs. The transaction ends with `work`'s promise; `trx` has no commit() or
+ * rollback() of its own, and a query issued after the end is refused.
  *
  * PostgreSQL answers the COMMIT of a transaction that a failed statement aborted with a
  * ROLLBACK, not an error: should the work have swallowed such a statement's error, withTenant
@@ -20,16 +25,47 @@ export async function withTenant<T>(
   work: (trx: Knex.Transaction) => Promise<T>,
   precondition?: string,
 ): Promise<T> {
-  return db.transaction(async (trx) => {
-    let failed: unknown;
-    trx.on('query-error', (err: unknown) => (failed ??= err));
-    await trx.raw(`set local app.tenant_id = ${escapeLiteral(tenantId)}${precondition ? `; ${precondition}` : ''}`);
-    const result = await work(trx);
-    if (failed !== undefined) {
-      throw new Error('The tenant transaction was rolled back: one of its statements failed', { cause: failed });
+  const connection = await acquireConnection(db);
+  let open = true;
+  let settle!: { resolve: (value: unknown) => void; reject: (err: unknown) => void };
+  const executionPromise = new Promise((resolve, reject) => (settle = { resolve, reject }));
+  executionPromise.catch(() => {}); // what waits for the commit listens to it; nobody has to
+  const trx = knexOnConnection(
+    db,
+    connection,
+    (sql) => {
+      if (!open) throw new Error(`Query after its tenant transaction ended: ${sql}`);
+    },
+    executionPromise,
+  );
+  const end = (sql: 'COMMIT;' | 'ROLLBACK;') => {
+    open = false;
+    return sendOn(db, connection, sql);
+  };
+  try {
+    const setting = `set local app.tenant_id = ${escapeLiteral(tenantId)}`;
+    let result: T;
+    try {
+      await sendOn(db, connection, `begin; ${setting}${precondition ? `; ${precondition}` : ''}`);
+      result = await work(trx);
+    } catch (err) {
+      // A ROLLBACK that fails means the connection broke, and the pool discards a broken one.
+      await end('ROLLBACK;').catch(() => {});
+      throw err;
     }
+    const ended = await end('COMMIT;');
+    if (ended.response?.command === 'ROLLBACK') {
+      throw new Error('The tenant transaction was rolled back: one of its statements failed');
+    }
+    settle.resolve(result);
     return result;
-  });
+  } catch (err) {
+    settle.reject(err);
+    throw err;
+  } finally {
+    open = false;
+    await releaseConnection(db, connection);
+  }
 }
 
 /**

@@ -1,6 +1,15 @@
 import { loadConfig } from '../../core/config';
 import { benchCaller } from './benchCaller';
-import { get, measureSideBySide, percentile, SECONDS, startApiProcess, WARMUP_SECONDS, type Figures } from './load';
+import {
+  get,
+  measureSideBySide,
+  percentile,
+  SECONDS,
+  ONE_TENANT_LOAD,
+  startApiProcess,
+  WARMUP_SECONDS,
+  type Figures,
+} from './load';
 
 // `npm run bench:ab`: this checkout's API beside another build of it, to judge a change to the
 // request path. bench:http reads each case against its floor within one run, but that ratio
@@ -25,9 +34,9 @@ function summarize(ratios: number[]): string {
 async function main(): Promise<void> {
   if (!OTHER_DIST) throw new Error('BENCH_AB_DIST must name the other build (a dist folder)');
   const config = loadConfig();
-  const ours = await startApiProcess();
-  const oursAgain = await startApiProcess();
-  const other = await startApiProcess(OTHER_DIST);
+  const ours = await startApiProcess(undefined, ONE_TENANT_LOAD);
+  const oursAgain = await startApiProcess(undefined, ONE_TENANT_LOAD);
+  const other = await startApiProcess(OTHER_DIST, ONE_TENANT_LOAD);
   const apis = [ours, oursAgain, other];
   let revokeKey = async () => {};
   try {

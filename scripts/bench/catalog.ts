@@ -8,7 +8,15 @@ import { loadConfig, type Config } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
 import { benchApiKey } from './benchCaller';
 import { ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
-import { CONCURRENCY, get, measureSideBySide, REQUESTS, sideBySideTable, startApiProcess } from './load';
+import {
+  CONCURRENCY,
+  get,
+  measureSideBySide,
+  REQUESTS,
+  sideBySideTable,
+  ONE_TENANT_LOAD,
+  startApiProcess,
+} from './load';
 
 // `npm run bench:catalog`: GET /entities on a tenant of ENTITIES seeded entities (npm run seed),
 // against its floor: the very statements the API sends for that page (captured from an
@@ -47,19 +55,18 @@ async function captureStatements(
     server.close();
     await closeDeps(deps);
   }
-  // The one request's transaction: BEGIN, the tenant setting, its statements, COMMIT.
+  // The one request's transaction: BEGIN with the tenant setting, its statements, COMMIT.
   const entityQuery = sent.findIndex((q) => /from "entities"/.test(q.sql));
   if (entityQuery < 0) throw new Error(`${path} sent no query on entities`);
-  const start = sent.findLastIndex((q, i) => i < entityQuery && q.sql === 'BEGIN;');
+  const start = sent.findLastIndex((q, i) => i < entityQuery && q.sql.startsWith('begin; set local app.tenant_id'));
   const end = sent.findIndex((q, i) => i > entityQuery && q.sql === 'COMMIT;');
-  const setting = sent[start + 1]?.sql ?? '';
-  if (start < 0 || end < 0 || !setting.startsWith('set local app.tenant_id')) {
+  if (start < 0 || end < 0) {
     throw new Error(`unexpected transaction shape: ${sent.map((q) => q.sql).join(' | ')}`);
   }
   // knex reports each statement as it sent it: placeholders already numbered ($1, …).
   return {
-    begin: `begin; ${setting}`,
-    statements: sent.slice(start + 2, end).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })),
+    begin: sent[start].sql,
+    statements: sent.slice(start + 1, end).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })),
   };
 }
 
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   await ensureCatalog(config);
   const { token } = await issueDevToken(config, { tenant: TENANT, email: 'bench@bench.test', roles: ['admin'] });
-  const api = await startApiProcess();
+  const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
   let revokeKey = async () => {};
   try {

@@ -8,6 +8,7 @@ import {
   firstLine,
   get,
   measureSideBySide,
+  ONE_TENANT_LOAD,
   rssMb,
   SECONDS,
   startApiProcess,
@@ -45,10 +46,7 @@ const row = (name: string, f: Figures, floor?: Figures) =>
 async function main(): Promise<void> {
   const config = loadConfig();
   // One tenant's 8 clients measure the request path, not that tenant's share of the process.
-  const api = await startApiProcess(undefined, {
-    SHIPYARD_TENANT_REQUESTS_PER_SECOND: '1000000',
-    SHIPYARD_TENANT_CONCURRENT_REQUESTS: '64',
-  });
+  const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
   let revokeKey = async () => {};
   const floorProcesses: ChildProcess[] = [];

@@ -284,6 +284,16 @@ export async function untilUp(url: string): Promise<void> {
  * free port with default logging (to a pipe nobody reads but drains); resolves once /healthz
  * answers.
  */
+/**
+ * The environment of an API whose load comes from one tenant's clients: its per-tenant share of
+ * the process (requests per second and in progress) lifted, so a benchmark measures the request
+ * path and not that share. bench:fairness, which measures the share, runs the API as deployed.
+ */
+export const ONE_TENANT_LOAD: Record<string, string> = {
+  SHIPYARD_TENANT_REQUESTS_PER_SECOND: '1000000',
+  SHIPYARD_TENANT_CONCURRENT_REQUESTS: '64',
+};
+
 export async function startApiProcess(
   dist = DIST,
   env: Record<string, string> = {},

@@ -14,7 +14,15 @@ import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
 import { benchApiKey } from './benchCaller';
 import { ENTITIES, TENANT, ensureCatalog } from './catalogTenant';
-import { CONCURRENCY, get, measureSideBySide, percentile, sideBySideTable, startApiProcess } from './load';
+import {
+  CONCURRENCY,
+  get,
+  measureSideBySide,
+  percentile,
+  sideBySideTable,
+  ONE_TENANT_LOAD,
+  startApiProcess,
+} from './load';
 
 // `npm run bench:search`, in one run:
 // 1. backfill throughput: POST /admin/backfill of every tenant's entities (the seeded 100k and
@@ -131,7 +139,7 @@ async function main(): Promise<void> {
   ).token;
   const lagWriter = (await issueDevToken(config, { tenant: LAG_TENANT, email: 'bench@search.test', roles: ['admin'] }))
     .token;
-  const api = await startApiProcess();
+  const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const clients = createWorkerClients(config);
   const workers = await createPoolWorkers(['search'], config, clients);
   const running = workers.run();

@@ -222,7 +222,7 @@ describe('logs', () => {
     } finally {
       api.deps.db.off('query', record);
     }
-    expect(sent.filter((sql) => !/^(BEGIN;|set local app\.tenant_id|COMMIT)/.test(sql))).toEqual([
+    expect(sent.filter((sql) => !/^(begin; set local app\.tenant_id|COMMIT)/.test(sql))).toEqual([
       expect.stringMatching(/ from "runs" as "r" /),
     ]);
   }, 30_000);
