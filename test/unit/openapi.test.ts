@@ -99,3 +99,34 @@ test('every authenticated operation declares the busy-database 503 with Retry-Af
   const runStart = (doc.paths['/api/v1/forge/runs'] as Record<string, (typeof operations)[0]>).post;
   expect(runStart.responses['503'].description).toMatch(/^The workflow could not be started.*database connection/);
 });
+
+test('every operation documents the 4xx its declaration gives: 400 always, 401/403 by access, 404 by path parameter, 413/415 by body', () => {
+  const doc = buildOpenApiDocument(withApiReference(apiRoutes));
+  type Operation = { security: unknown[]; responses: Record<string, unknown>; 'x-required-access'?: string };
+  const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods) as Operation[]);
+  const codes = (op: Operation) => Object.keys(op.responses).filter((status) => status.startsWith('4'));
+  for (const op of operations) expect(codes(op)).toContain('400');
+  const publicOps = operations.filter((op) => !op['x-required-access']);
+  expect(publicOps.length).toBeGreaterThan(0);
+  for (const op of publicOps) {
+    expect(op.security).toEqual([]);
+    expect(codes(op)).not.toContain('401');
+  }
+  for (const op of operations.filter((op) => op['x-required-access'])) expect(codes(op)).toContain('401');
+
+  const op = (doc: ReturnType<typeof buildOpenApiDocument>, path: string, method: string) =>
+    (doc.paths[path] as Record<string, Operation>)[method];
+  const mold = op(buildOpenApiDocument([route]), '/api/v1/forge/molds/{slug}', 'put');
+  expect(codes(mold)).toEqual(['400', '401', '403', '404', '413', '415', '429']);
+  // A status the route declares keeps its own description.
+  const declared = buildOpenApiDocument([
+    { ...route, responses: { ...route.responses, 404: { description: 'No mold with that slug' } } },
+  ]);
+  expect(op(declared, '/api/v1/forge/molds/{slug}', 'put').responses[404]).toEqual({
+    description: 'No mold with that slug',
+  });
+});
+
+test('only the security schemes some operation uses are in the document', () => {
+  expect(Object.keys(buildOpenApiDocument([route]).components.securitySchemes)).toEqual(['bearer']);
+});
