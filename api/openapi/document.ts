@@ -1,6 +1,7 @@
 import type { ResponseLink, RouteDefinition, Schema } from '../http/route';
 import { errorEnvelopeSchema } from '../http/errorHandler';
 import { API_PREFIX } from '../http/router';
+import { JSON_WITHOUT_NUL_NAME, jsonWithoutNulSchema, withoutNul } from './inputSchemas';
 
 type SchemaObject = { properties?: Record<string, Schema>; required?: readonly string[] };
 
@@ -11,7 +12,7 @@ function parameters(route: RouteDefinition) {
       name,
       in: where,
       required: where === 'path' || required.includes(name),
-      schema: property,
+      schema: withoutNul(property),
     }));
   };
   return [...fromSchema(route.params, 'path'), ...fromSchema(route.query, 'query')];
@@ -110,9 +111,12 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
       status,
       {
         description,
-        ...(schema
-          ? { content: { 'application/json': { schema } } }
-          : contentType && { content: { [contentType]: {} } }),
+        ...((schema || contentType) && {
+          content: {
+            ...(schema && { 'application/json': { schema } }),
+            ...(contentType && { [contentType]: {} }),
+          },
+        }),
         ...(links && { links: linkObjects(route, links, routeKeys) }),
       },
     ]),
@@ -130,7 +134,10 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
           description: `Requires: ${WHO(route.access)}.`,
         }),
     ...(route.body && {
-      requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } },
+      requestBody: {
+        required: !route.optionalBody,
+        content: { 'application/json': { schema: withoutNul(route.body) } },
+      },
     }),
     responses: {
       ...refusals,
@@ -168,7 +175,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     servers: [{ url: '/' }],
     paths,
     components: {
-      schemas: { Error: errorEnvelopeSchema },
+      schemas: { Error: errorEnvelopeSchema, [JSON_WITHOUT_NUL_NAME]: jsonWithoutNulSchema },
       // Only the schemes some operation uses.
       securitySchemes: Object.fromEntries(
         [...new Set(routes.filter((r) => r.access !== 'public').map(securityScheme))].map((name) => [
