@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import { defineRoute, successStatus } from '../../api/http/route';
+import { withoutNul } from '../../api/openapi/inputSchemas';
 import { withApiReference } from '../../api/openapi/routes';
 import { apiRoutes } from '../../api/routes';
 import { toKoaPath } from '../../api/http/router';
@@ -27,10 +28,10 @@ test('a route declaration becomes an OpenAPI operation with its parameters, body
   expect(op.operationId).toBe('putForgeMoldsSlug');
   expect(op.tags).toEqual(['Forge']);
   expect(op.parameters).toEqual([
-    { name: 'slug', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[^\\u0000]*$' } },
     { name: 'dry_run', in: 'query', required: false, schema: { type: 'boolean' } },
   ]);
-  expect(op.requestBody.content['application/json'].schema).toBe(route.body);
+  expect(op.requestBody.content['application/json'].schema).toEqual(withoutNul(route.body!));
   expect(op.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
   expect(doc.components.schemas.Error.required).toEqual(['error']);
 });
@@ -129,4 +130,10 @@ test('every operation documents the 4xx its declaration gives: 400 always, 401/4
 
 test('only the security schemes some operation uses are in the document', () => {
   expect(Object.keys(buildOpenApiDocument([route]).components.securitySchemes)).toEqual(['bearer']);
+});
+
+test('a response that is JSON or another media type (a log page or its event stream) lists both', () => {
+  const doc = buildOpenApiDocument(withApiReference(apiRoutes));
+  const logs = (doc.paths['/api/v1/forge/runs/{runId}/logs'] as Record<string, any>).get; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(Object.keys(logs.responses[200].content)).toEqual(['application/json', 'text/event-stream']);
 });
