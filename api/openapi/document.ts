@@ -65,7 +65,8 @@ const TENANT_SHARE_FULL =
 const SERVICE_BUSY =
   'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
 
-const WHO = (access: Exclude<RouteDefinition['access'], 'public'>) =>
+/** Who may call a route, in words. */
+const whoMayCall = (access: Exclude<RouteDefinition['access'], 'public'>) =>
   access === 'authenticated'
     ? 'any authenticated caller'
     : access === 'agent'
@@ -89,7 +90,7 @@ function derivedRefusals(route: RouteDefinition): Record<number, string> {
   };
   if (access !== 'public') refusals[401] = 'No credentials, or credentials that are not (or no longer) valid';
   if (access !== 'public' && access !== 'authenticated' && access !== 'agent') {
-    refusals[403] = `The caller does not have ${WHO(access)}`;
+    refusals[403] = `The caller does not have ${whoMayCall(access)}`;
   }
   if (pathParameters(route.path).length > 0) refusals[404] = 'Nothing of this tenant has that path parameter';
   if (route.body) {
@@ -117,6 +118,8 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
             ...(contentType && { [contentType]: {} }),
           },
         }),
+        // An error the route declares without a schema is the one envelope, as every error is.
+        ...(!schema && !contentType && Number(status) >= 400 && { content: errorContent }),
         ...(links && { links: linkObjects(route, links, routeKeys) }),
       },
     ]),
@@ -131,7 +134,7 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
       : {
           security: [{ [securityScheme(route)]: [] }],
           'x-required-access': route.access,
-          description: `Requires: ${WHO(route.access)}.`,
+          description: `Requires: ${whoMayCall(route.access)}.`,
         }),
     ...(route.body && {
       requestBody: {

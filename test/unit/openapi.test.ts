@@ -125,6 +125,7 @@ test('every operation documents the 4xx its declaration gives: 400 always, 401/4
   ]);
   expect(op(declared, '/api/v1/forge/molds/{slug}', 'put').responses[404]).toEqual({
     description: 'No mold with that slug',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   });
 });
 
