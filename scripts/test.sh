@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: the same provisioning as `npm start`, then type check, lint, format check, the whole jest suite
-# (unit, integration, e2e) against the real services, and the schemathesis fuzz run. Extra
+# `npm test`: the same provisioning as `npm start`, then type check, lint, format check, the
+# OpenAPI document's lint (npm run lint:openapi), the whole jest suite (unit, integration, e2e)
+# against the real services, and the schemathesis fuzz run. Extra
 # arguments go to jest (and then the fuzz run is skipped).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -12,6 +13,7 @@ say "type check, lint and format check…"
 node_modules/.bin/tsc --noEmit
 node_modules/.bin/eslint .
 node_modules/.bin/prettier --check --log-level warn .
+bash scripts/openapiLint.sh
 
 report="$SHIPYARD_DATA/test/jest-results.json"
 mkdir -p "$(dirname "$report")"

@@ -181,6 +181,7 @@ export const runRoutes = [
           'allows SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT (default 20) open streams per tenant and ' +
           'SHIPYARD_FORGE_LOG_STREAMS_PER_USER (default 5) per user; one more is a 429 with Retry-After.',
         schema: logPageSchema,
+        contentType: 'text/event-stream',
       },
       429: { description: 'The tenant or the user already holds its limit of open log streams' },
     },

@@ -24,7 +24,10 @@ export interface ResponseSpec {
   description: string;
   /** The JSON body: shown in OpenAPI, checked against every response in the test harness. */
   schema?: Schema;
-  /** Instead of `schema`, for a body that is not JSON (an HTML page, an event stream). */
+  /**
+   * A body that is not JSON (an HTML page, an event stream): instead of `schema`, or beside it
+   * when the route answers either (a page of log lines, or their event stream).
+   */
   contentType?: string;
   /**
    * The routes this response gives the path parameters of (OpenAPI links), for clients and for

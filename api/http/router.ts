@@ -24,6 +24,19 @@ function firstSegment(path: string): string | undefined {
   return path.slice(start, end === -1 ? undefined : end).toLowerCase();
 }
 
+/** How the routers match paths: case-insensitive, with or without a trailing slash. */
+const routerOptions = { prefix: API_PREFIX, sensitive: false, strict: false };
+
+/** A path as the routers match it, for finding the paths without parameters. */
+const fixedPathKey = (path: string) => path.toLowerCase().replace(/\/+$/, '');
+
+/** A segment's routes in two routers: those whose path has no parameters (`fixedPaths`), and the others. */
+interface SegmentRouters {
+  fixedPaths: Set<string>;
+  fixed: Router;
+  parameterized: Router;
+}
+
 /**
  * The tenant's share of this API process: `limits.requests.perSecond` of its requests a second
  * and `concurrentPerTenant` in progress; past either a request waits in line, using no CPU or
@@ -48,11 +61,17 @@ async function enterTenantShare(deps: AppDeps, tenantId: string): Promise<Releas
  * only against its segment's: a lookup and a dozen tests instead of a test per route.
  */
 export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): RouterMiddleware {
-  const routers = new Map<string, Router>();
+  const segments = new Map<string, SegmentRouters>();
   for (const route of routes) {
     const segment = firstSegment(API_PREFIX + route.path)!;
-    let router = routers.get(segment);
-    if (!router) routers.set(segment, (router = new Router({ prefix: API_PREFIX })));
+    let routers = segments.get(segment);
+    if (!routers) {
+      routers = { fixedPaths: new Set(), fixed: new Router(routerOptions), parameterized: new Router(routerOptions) };
+      segments.set(segment, routers);
+    }
+    const isFixed = !route.path.includes('{');
+    if (isFixed) routers.fixedPaths.add(fixedPathKey(API_PREFIX + route.path));
+    const router = isFixed ? routers.fixed : routers.parameterized;
     const params = compileParams(route.params);
     const query = compileQuery(route.query);
     const body = compileBody(route.body, route.optionalBody);
@@ -124,19 +143,26 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       if (status !== 204) ctx.body = result;
     });
   }
-  // Each segment's router answers its routes and, for a path it knows under another method,
-  // the 405 (or 501) with the Allow header.
+  // Each router answers its routes and, for a path it knows under another method, the 405 (or
+  // 501) with the Allow header; OPTIONS gets that header. A path without parameters
+  // (`/entities/summary`) goes to the router of such paths alone: it would also match the
+  // template beside it (`/entities/{id}`), whose methods are not its own.
+  const dispatch = (router: Router): RouterMiddleware => {
+    const answer = router.routes();
+    const allowedMethods = router.allowedMethods();
+    return (ctx, next) => answer(ctx, () => allowedMethods(ctx, next));
+  };
   const dispatchers = new Map(
-    [...routers].map(([segment, router]) => {
-      const routes = router.routes();
-      const allowedMethods = router.allowedMethods();
-      const dispatch: RouterMiddleware = (ctx, next) => routes(ctx, () => allowedMethods(ctx, next));
-      return [segment, dispatch];
+    [...segments].map(([segment, { fixedPaths, fixed, parameterized }]) => {
+      const [fixedDispatch, parameterizedDispatch] = [dispatch(fixed), dispatch(parameterized)];
+      const segmentDispatch: RouterMiddleware = (ctx, next) =>
+        (fixedPaths.has(fixedPathKey(ctx.path)) ? fixedDispatch : parameterizedDispatch)(ctx, next);
+      return [segment, segmentDispatch];
     }),
   );
   return (ctx, next) => {
     const segment = firstSegment(ctx.path);
-    const dispatch = segment === undefined ? undefined : dispatchers.get(segment);
-    return dispatch ? dispatch(ctx, next) : next();
+    const segmentDispatch = segment === undefined ? undefined : dispatchers.get(segment);
+    return segmentDispatch ? segmentDispatch(ctx, next) : next();
   };
 }

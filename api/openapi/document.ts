@@ -1,6 +1,7 @@
 import type { ResponseLink, RouteDefinition, Schema } from '../http/route';
 import { errorEnvelopeSchema } from '../http/errorHandler';
 import { API_PREFIX } from '../http/router';
+import { JSON_WITHOUT_NUL_NAME, jsonWithoutNulSchema, withoutNul } from './inputSchemas';
 
 type SchemaObject = { properties?: Record<string, Schema>; required?: readonly string[] };
 
@@ -11,7 +12,7 @@ function parameters(route: RouteDefinition) {
       name,
       in: where,
       required: where === 'path' || required.includes(name),
-      schema: property,
+      schema: withoutNul(property),
     }));
   };
   return [...fromSchema(route.params, 'path'), ...fromSchema(route.query, 'query')];
@@ -64,15 +65,61 @@ const TENANT_SHARE_FULL =
 const SERVICE_BUSY =
   'The service is busy: no database connection came free in time, a statement ran over its time limit, or too many API-key checks were under way';
 
+/** Who may call a route, in words. */
+const whoMayCall = (access: Exclude<RouteDefinition['access'], 'public'>) =>
+  access === 'authenticated'
+    ? 'any authenticated caller'
+    : access === 'agent'
+      ? 'an agent token'
+      : access === 'operator'
+        ? 'a platform operator (an admin of the platform tenant)'
+        : `the \`${access}\` permission`;
+
+/**
+ * The 4xx answers a route gives by what it declares, as the router and its middleware enforce
+ * them: every route validates its path, query and body (a route without a body schema refuses
+ * any body); one past authentication refuses a caller without credentials, and one needing a
+ * permission a caller without it; a path parameter names something that may not exist; a body
+ * may be over the size limit or not JSON. A status the route declares itself keeps its own,
+ * more precise description.
+ */
+function derivedRefusals(route: RouteDefinition): Record<number, string> {
+  const { access } = route;
+  const refusals: Record<number, string> = {
+    400: 'The request does not match this operation: a path parameter, the query or the body',
+  };
+  if (access !== 'public') refusals[401] = 'No credentials, or credentials that are not (or no longer) valid';
+  if (access !== 'public' && access !== 'authenticated' && access !== 'agent') {
+    refusals[403] = `The caller does not have ${whoMayCall(access)}`;
+  }
+  if (pathParameters(route.path).length > 0) refusals[404] = 'Nothing of this tenant has that path parameter';
+  if (route.body) {
+    refusals[413] = 'The body is over the request body limit (BODY_LIMIT)';
+    refusals[415] = 'The body is not application/json';
+  }
+  return refusals;
+}
+
 function operation(route: RouteDefinition, routeKeys: Set<string>) {
-  const responses = Object.fromEntries(
+  const refusals = Object.fromEntries(
+    Object.entries(derivedRefusals(route)).map(([status, description]) => [
+      status,
+      { description, content: errorContent },
+    ]),
+  );
+  const declared = Object.fromEntries(
     Object.entries(route.responses).map(([status, { description, schema, contentType, links }]) => [
       status,
       {
         description,
-        ...(schema
-          ? { content: { 'application/json': { schema } } }
-          : contentType && { content: { [contentType]: {} } }),
+        ...((schema || contentType) && {
+          content: {
+            ...(schema && { 'application/json': { schema } }),
+            ...(contentType && { [contentType]: {} }),
+          },
+        }),
+        // An error the route declares without a schema is the one envelope, as every error is.
+        ...(!schema && !contentType && Number(status) >= 400 && { content: errorContent }),
         ...(links && { links: linkObjects(route, links, routeKeys) }),
       },
     ]),
@@ -82,16 +129,22 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
     summary: route.summary,
     tags: [route.tag],
     parameters: parameters(route),
-    ...(route.access !== 'public' && {
-      security: [{ [route.access === 'agent' ? 'agentToken' : 'bearer']: [] }],
-      'x-required-access': route.access,
-      description: `Requires: ${route.access === 'authenticated' ? 'any authenticated caller' : route.access === 'agent' ? 'an agent token' : route.access === 'operator' ? 'a platform operator (an admin of the platform tenant)' : `the \`${route.access}\` permission`}.`,
-    }),
+    ...(route.access === 'public'
+      ? { security: [] }
+      : {
+          security: [{ [securityScheme(route)]: [] }],
+          'x-required-access': route.access,
+          description: `Requires: ${whoMayCall(route.access)}.`,
+        }),
     ...(route.body && {
-      requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } },
+      requestBody: {
+        required: !route.optionalBody,
+        content: { 'application/json': { schema: withoutNul(route.body) } },
+      },
     }),
     responses: {
-      ...responses,
+      ...refusals,
+      ...declared,
       ...(route.access !== 'public' && {
         429: sharedAnswer(route, 429, TENANT_SHARE_FULL),
         503: sharedAnswer(route, 503, SERVICE_BUSY),
@@ -100,6 +153,13 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
     },
   };
 }
+
+const securityScheme = (route: RouteDefinition) => (route.access === 'agent' ? 'agentToken' : 'bearer');
+
+const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', description: 'A session token (JWT) or an API key (shp_svc_…)' },
+  agentToken: { type: 'http', scheme: 'bearer', description: 'A cluster agent token (shp_agt_…)' },
+} as const;
 
 /** The OpenAPI 3.1 document, derived from the same route declarations that validate requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[]) {
@@ -118,11 +178,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     servers: [{ url: '/' }],
     paths,
     components: {
-      schemas: { Error: errorEnvelopeSchema },
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'A session token (JWT) or an API key (shp_svc_…)' },
-        agentToken: { type: 'http', scheme: 'bearer', description: 'A cluster agent token (shp_agt_…)' },
-      },
+      schemas: { Error: errorEnvelopeSchema, [JSON_WITHOUT_NUL_NAME]: jsonWithoutNulSchema },
+      // Only the schemes some operation uses.
+      securitySchemes: Object.fromEntries(
+        [...new Set(routes.filter((r) => r.access !== 'public').map(securityScheme))].map((name) => [
+          name,
+          SECURITY_SCHEMES[name],
+        ]),
+      ),
     },
   };
 }

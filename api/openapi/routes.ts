@@ -61,7 +61,7 @@ export function withApiReference(routes: RouteDefinition[]): RouteDefinition[] {
           schema: {
             type: 'object',
             required: ['openapi', 'info', 'paths'],
-            properties: { openapi: { const: '3.1.0' } },
+            properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
           },
         },
       },

@@ -120,6 +120,18 @@ describe('HTTP foundation', () => {
     }
   });
 
+  test('a path without parameters advertises only its own methods, not those of the `{id}` template beside it', async () => {
+    const allow = async (path: string) => (await rawRequest('OPTIONS', path)).headers.allow;
+    expect(await allow('/api/v1/entities/summary')).toBe('HEAD, GET');
+    expect(await allow('/api/v1/manifests/validate')).toBe('POST');
+    expect(await allow('/api/v1/Manifests/Validate/')).toBe('POST');
+    // The template still answers for every other value of its parameter.
+    expect(await allow('/api/v1/manifests/anything')).toBe('HEAD, GET, PUT, DELETE');
+    const put = await rawRequest('PUT', '/api/v1/entities/summary');
+    expect(put.status).toBe(405);
+    expect(put.headers.allow).toBe('HEAD, GET');
+  });
+
   // The API's routes are split into one router per first segment (api/http/router.ts): a path
   // reaches its segment's routes however a single router would have matched it.
   test('routes match by their first segment as one router would: any case, a trailing slash, nothing near', async () => {

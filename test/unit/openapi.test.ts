@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import { defineRoute, successStatus } from '../../api/http/route';
+import { withoutNul } from '../../api/openapi/inputSchemas';
 import { withApiReference } from '../../api/openapi/routes';
 import { apiRoutes } from '../../api/routes';
 import { toKoaPath } from '../../api/http/router';
@@ -27,10 +28,10 @@ test('a route declaration becomes an OpenAPI operation with its parameters, body
   expect(op.operationId).toBe('putForgeMoldsSlug');
   expect(op.tags).toEqual(['Forge']);
   expect(op.parameters).toEqual([
-    { name: 'slug', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[^\\u0000]*$' } },
     { name: 'dry_run', in: 'query', required: false, schema: { type: 'boolean' } },
   ]);
-  expect(op.requestBody.content['application/json'].schema).toBe(route.body);
+  expect(op.requestBody.content['application/json'].schema).toEqual(withoutNul(route.body!));
   expect(op.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
   expect(doc.components.schemas.Error.required).toEqual(['error']);
 });
@@ -98,4 +99,42 @@ test('every authenticated operation declares the busy-database 503 with Retry-Af
   for (const op of authenticated) expect(op.responses['503'].headers).toHaveProperty('Retry-After');
   const runStart = (doc.paths['/api/v1/forge/runs'] as Record<string, (typeof operations)[0]>).post;
   expect(runStart.responses['503'].description).toMatch(/^The workflow could not be started.*database connection/);
+});
+
+test('every operation documents the 4xx its declaration gives: 400 always, 401/403 by access, 404 by path parameter, 413/415 by body', () => {
+  const doc = buildOpenApiDocument(withApiReference(apiRoutes));
+  type Operation = { security: unknown[]; responses: Record<string, unknown>; 'x-required-access'?: string };
+  const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods) as Operation[]);
+  const codes = (op: Operation) => Object.keys(op.responses).filter((status) => status.startsWith('4'));
+  for (const op of operations) expect(codes(op)).toContain('400');
+  const publicOps = operations.filter((op) => !op['x-required-access']);
+  expect(publicOps.length).toBeGreaterThan(0);
+  for (const op of publicOps) {
+    expect(op.security).toEqual([]);
+    expect(codes(op)).not.toContain('401');
+  }
+  for (const op of operations.filter((op) => op['x-required-access'])) expect(codes(op)).toContain('401');
+
+  const op = (doc: ReturnType<typeof buildOpenApiDocument>, path: string, method: string) =>
+    (doc.paths[path] as Record<string, Operation>)[method];
+  const mold = op(buildOpenApiDocument([route]), '/api/v1/forge/molds/{slug}', 'put');
+  expect(codes(mold)).toEqual(['400', '401', '403', '404', '413', '415', '429']);
+  // A status the route declares keeps its own description.
+  const declared = buildOpenApiDocument([
+    { ...route, responses: { ...route.responses, 404: { description: 'No mold with that slug' } } },
+  ]);
+  expect(op(declared, '/api/v1/forge/molds/{slug}', 'put').responses[404]).toEqual({
+    description: 'No mold with that slug',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+});
+
+test('only the security schemes some operation uses are in the document', () => {
+  expect(Object.keys(buildOpenApiDocument([route]).components.securitySchemes)).toEqual(['bearer']);
+});
+
+test('a response that is JSON or another media type (a log page or its event stream) lists both', () => {
+  const doc = buildOpenApiDocument(withApiReference(apiRoutes));
+  const logs = (doc.paths['/api/v1/forge/runs/{runId}/logs'] as Record<string, any>).get; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(Object.keys(logs.responses[200].content)).toEqual(['application/json', 'text/event-stream']);
 });
