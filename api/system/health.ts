@@ -58,10 +58,8 @@ async function probePool(deps: AppDeps, pool: WorkerPool): Promise<PoolHealth> {
   return { ...strip(result), task_queue: taskQueue, worker_identity: result.value?.worker_identity };
 }
 
-/** `operator`: the caller may see the Temporal Web UI's address, which shows every tenant's runs. */
-export async function checkSystem(deps: AppDeps, operator: boolean): Promise<SystemHealth> {
-  // As the request found it: the checks below take no connection from it.
-  const pool = poolUsage(deps.db);
+/** The three services the API talks to, each up or down (with why), within SERVICE_TIMEOUT_MS. */
+export async function checkServices(deps: AppDeps) {
   const [database, elasticsearch, temporal] = await Promise.all([
     timed((signal) => probeDatabase(deps.config.database.appUrl, signal), SERVICE_TIMEOUT_MS),
     timed((signal) => deps.search.client.cluster.health({ timeout: '1s' }, { signal }), SERVICE_TIMEOUT_MS),
@@ -71,6 +69,14 @@ export async function checkSystem(deps: AppDeps, operator: boolean): Promise<Sys
       SERVICE_TIMEOUT_MS,
     ),
   ]);
+  return { database, elasticsearch, temporal };
+}
+
+/** `operator`: the caller may see the Temporal Web UI's address, which shows every tenant's runs. */
+export async function checkSystem(deps: AppDeps, operator: boolean): Promise<SystemHealth> {
+  // As the request found it: the checks below take no connection from it.
+  const pool = poolUsage(deps.db);
+  const { database, elasticsearch, temporal } = await checkServices(deps);
   const pools = await Promise.all(
     WORKER_POOLS.map(async (pool): Promise<[WorkerPool, PoolHealth]> => {
       if (temporal.status === 'down') {

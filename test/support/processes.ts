@@ -8,7 +8,7 @@ export const ROOT = path.join(__dirname, '..', '..');
 
 /**
  * Runs an entry point (with the test environment) and relays its stderr (unless the test reads
- * it itself): TypeScript through tsx,
+ * it itself); its stdout is piped only for a test that reads it. TypeScript through tsx,
  * compiled JavaScript with plain node. Node loads tsx in-process: the `tsx` binary would fork a
  * second process that a SIGKILL leaves running.
  */
@@ -16,15 +16,15 @@ export function launch(
   script: string,
   args: string[] = [],
   env: Record<string, string> = {},
-  options = { relay: true },
+  { relay = true, stdout = false }: { relay?: boolean; stdout?: boolean } = {},
 ): ChildProcess {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(process.execPath, [...loader, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'pipe'],
   });
-  if (options.relay) child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
+  if (relay) child.stderr?.on('data', (chunk) => process.stderr.write(chunk));
   return child;
 }
 
