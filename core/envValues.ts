@@ -4,12 +4,18 @@
 /** The process environment, or a test's stand-in for it. */
 export type Env = Record<string, string | undefined>;
 
+/**
+ * The largest integer setting: PostgreSQL's `integer`, which limits stored with a tenant are, and
+ * the longest timer Node runs.
+ */
+export const MAX_INT_SETTING = 2_147_483_647;
+
 export function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_INT_SETTING) {
+    throw new Error(`${name} must be an integer from 0 to ${MAX_INT_SETTING}, got "${raw}"`);
   }
   return value;
 }

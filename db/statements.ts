@@ -104,9 +104,42 @@ export function statement<Row, Values = NoValues, Shape = undefined>(
   return { rows, first: async (db, ...args) => (await rows(db, ...args))[0] };
 }
 
-/** Runs compiled SQL (knex's `?` placeholders) with its values on `db`: a transaction, or the pool. */
+/** At most this many statements are prepared; past it, a new statement runs unnamed. */
+export const PREPARED_STATEMENTS = 2_000;
+
+/** Each prepared statement's name, by its SQL. A name is never reused for other SQL. */
+const preparedNames = new Map<string, string>();
+let lastName = 0;
+
+function preparedName(sql: string): string | undefined {
+  let name = preparedNames.get(sql);
+  if (name === undefined && preparedNames.size < PREPARED_STATEMENTS) {
+    name = `shipyard_${++lastName}`;
+    preparedNames.set(sql, name);
+  }
+  return name;
+}
+
+/** PostgreSQL's error for a prepared statement whose table changed shape under it (a migration). */
+const CACHED_PLAN_CHANGED = '0A000';
+
+/**
+ * Runs compiled SQL (knex's `?` placeholders) with its values on `db`: a transaction, or the pool.
+ * A statement with values runs under its name (pg's `name`, through knex's `options()`), so each
+ * connection has PostgreSQL parse, rewrite (row-level security included) and plan it once rather
+ * than on every run. PostgreSQL may switch it to a generic plan after five runs, only when that
+ * plan is estimated no costlier. A statement whose table changed shape fails once: its next run
+ * is prepared afresh under a new name.
+ */
 async function run(db: Knex, sql: string, bindings: unknown[]): Promise<{ rows: unknown[] }> {
-  return db.raw(sql, bindings as Knex.RawBinding[]);
+  const name = bindings.length > 0 ? preparedName(sql) : undefined;
+  const query = db.raw(sql, bindings as Knex.RawBinding[]);
+  try {
+    return await (name === undefined ? query : query.options({ name }));
+  } catch (err) {
+    if ((err as { code?: string }).code === CACHED_PLAN_CHANGED) preparedNames.delete(sql);
+    throw err;
+  }
 }
 
 /**

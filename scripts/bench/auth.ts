@@ -7,7 +7,7 @@ import { closeDeps, createDeps } from '../../api/deps';
 import { defineRoute } from '../../api/http/route';
 import { apiRoutes } from '../../api/routes';
 import { benchCaller } from './benchCaller';
-import { CONCURRENCY, get, measure, REQUESTS } from './load';
+import { CONCURRENCY, get, measure, ONE_TENANT_LOAD, REQUESTS } from './load';
 
 // `npm run bench:auth`: what authentication adds to a request. Three identical no-op routes
 // differ only in access level; each is hit REQUESTS times by CONCURRENCY clients, and the
@@ -25,7 +25,7 @@ const noop = (path: string, access: 'public' | 'authenticated') =>
   });
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig({ ...process.env, ...ONE_TENANT_LOAD });
   const deps = await createDeps(config, pino({ level: 'silent' }));
   const routes = [noop('/bench/public', 'public'), noop('/bench/authenticated', 'authenticated'), ...apiRoutes];
   const server = createServer(buildApp(deps, routes).callback());

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { httpAction } from '../../activities/forge/apiCall';
 import { buildApp } from '../../api/app';
 import { loadConfig } from '../../core/config';
+import { MAX_INT_SETTING } from '../../core/envValues';
 import { createEgressClient } from '../../core/egress/egressClient';
 import { parseEgressAllow } from '../../core/egress/egressRules';
 import { closeDeps, createDeps } from '../../api/deps';
@@ -17,7 +18,7 @@ import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
 import type { benchFloor, FloorActivities } from './floorWorkflow';
 import { benchApi } from './apiClient';
-import { percentile } from './load';
+import { ONE_TENANT_LOAD, percentile } from './load';
 
 // `npm run bench:forge`: what forge adds to a run. A mold of ACTIONS no-op api-call actions is
 // run through the API, from POST /forge/runs until the run's log stream (follow=true) sends its
@@ -51,12 +52,12 @@ function close(server: Server): Promise<void> {
 async function main(): Promise<void> {
   // SDK and bundler logs would break up the table; failures surface as thrown errors.
   installTemporalLogging(pino({ level: 'silent' }));
-  const loaded = loadConfig();
+  const loaded = loadConfig({ ...process.env, ...ONE_TENANT_LOAD });
   // Runs start back to back from one tenant: latency, not fair sharing, so no start rate applies.
   const config = {
     ...loaded,
     egressAllow: [...loaded.egressAllow, TARGET_HOST],
-    forge: { ...loaded.forge, runStartsPerMinute: Number.MAX_SAFE_INTEGER },
+    forge: { ...loaded.forge, runStartsPerMinute: MAX_INT_SETTING },
   };
   const deps = await createDeps(config, pino({ level: 'silent' }));
   // The worker gets its own pool, as in workers/main.ts, so it does not wait on the API's.

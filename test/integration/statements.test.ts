@@ -4,9 +4,9 @@ import { keysetStatement, type KeysetOrder } from '../../core/paging';
 import { testConfig } from '../support/harness';
 
 // Proves that a compiled statement answers what its builder would, with only its values changing
-// per run: the builder runs once per shape, every run sends the same SQL, and a value cannot
-// change the SQL. Each test has a pool of one connection, so its
-// temporary table is there for every statement.
+// per run: the builder runs once per shape, every run sends the same SQL as one prepared statement
+// of the connection, and a value cannot change the SQL. Each test has a pool of one connection,
+// so its temporary table is there for every statement.
 const config = testConfig();
 const pools: ReturnType<typeof createPool>[] = [];
 async function withProbeTable() {
@@ -25,7 +25,16 @@ interface ProbeRow {
   name: string;
 }
 
-test('a statement runs with each run’s values, built and compiled once, the same SQL every run', async () => {
+/** The connection's prepared statements that a statement() made, with how often each ran. */
+const preparedOn = async (pool: ReturnType<typeof createPool>) =>
+  (
+    await pool.raw(
+      `select statement, (generic_plans + custom_plans)::int as executions
+         from pg_prepared_statements where not from_sql and statement like '%probe%' order by prepare_time`,
+    )
+  ).rows;
+
+test('a statement runs with each run’s values, built and compiled once, the same SQL every run, prepared once on the connection', async () => {
   const pool = await withProbeTable();
   const sent: string[] = [];
   pool.on('query', ({ sql }: { sql: string }) => sent.push(sql));
@@ -40,7 +49,25 @@ test('a statement runs with each run’s values, built and compiled once, the sa
   ]);
   expect(await byTag.rows(pool, { tag: 'y', limit: 10 })).toEqual([{ id: 4, name: 'dee' }]);
   expect(build).toHaveBeenCalledTimes(1);
-  expect(sent).toEqual(Array(2).fill('select "id", "name" from "probe" where "tag" = $1 order by "id" asc limit $2'));
+  const sql = 'select "id", "name" from "probe" where "tag" = $1 order by "id" asc limit $2';
+  expect(sent).toEqual(Array(2).fill(sql));
+  expect(await preparedOn(pool)).toEqual([{ statement: sql, executions: 2 }]);
+});
+
+test('a statement without values runs unnamed: nothing is prepared for it', async () => {
+  const pool = await withProbeTable();
+  const count = statement<{ n: number }>((q) => q('probe').select(q.raw('count(*)::int as n')));
+  expect(await count.rows(pool)).toEqual([{ n: 5 }]);
+  expect(await preparedOn(pool)).toEqual([]);
+});
+
+test('a table changing shape under a prepared statement fails that statement once; its next run prepares it again', async () => {
+  const pool = await withProbeTable();
+  const byId = statement<Record<string, unknown>, { id: number }>((q, { id }) => q('probe').where({ id }).select('*'));
+  expect(await byId.rows(pool, { id: 2 })).toEqual([{ id: 2, name: 'bob', tag: null }]);
+  await pool.raw('alter table probe add column note text');
+  await expect(byId.rows(pool, { id: 2 })).rejects.toMatchObject({ code: '0A000' });
+  expect(await byId.rows(pool, { id: 2 })).toEqual([{ id: 2, name: 'bob', tag: null, note: null }]);
 });
 
 test('constants the builder wrote travel with the values, in their places', async () => {

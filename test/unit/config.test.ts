@@ -43,7 +43,14 @@ test('byte sizes accept plain bytes, kb and mb; anything else is refused', () =>
 });
 
 test('a malformed integer setting fails loudly at start-up instead of defaulting', () => {
-  expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer/);
+  expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be an integer from 0 to 2147483647/);
+});
+
+test("an integer setting past PostgreSQL's integer is refused at start-up, not failed on in a request", () => {
+  expect(() => loadConfig({ SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE: '9007199254740991' })).toThrow(
+    /SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE must be an integer from 0 to 2147483647/,
+  );
+  expect(loadConfig({ SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE: '2147483647' }).forge.runStartsPerMinute).toBe(2147483647);
 });
 
 test('retention keeps run logs 30 days and audit entries 365, pruned hourly, unless configured otherwise', () => {
@@ -62,7 +69,7 @@ test('a retention of zero days, a non-number or a malformed interval stops the s
     /SHIPYARD_RETENTION_RUN_LOGS_DAYS must be at least 1/,
   );
   expect(() => loadConfig({ SHIPYARD_RETENTION_AUDIT_DAYS: 'a year' })).toThrow(
-    /SHIPYARD_RETENTION_AUDIT_DAYS must be a non-negative integer/,
+    /SHIPYARD_RETENTION_AUDIT_DAYS must be an integer from 0/,
   );
   expect(() => loadConfig({ SHIPYARD_RETENTION_INTERVAL: 'hourly' })).toThrow(
     /SHIPYARD_RETENTION_INTERVAL: not a duration/,
@@ -101,7 +108,7 @@ test('metrics settings: a token, a separate port and host, an IPv6 worker addres
 
 test('malformed metrics settings stop the start, naming the variable', () => {
   expect(() => loadConfig({ SHIPYARD_METRICS_PORT: '70000' })).toThrow(/SHIPYARD_METRICS_PORT must be a port/);
-  expect(() => loadConfig({ SHIPYARD_METRICS_PORT: 'nine' })).toThrow(/SHIPYARD_METRICS_PORT must be a non-negative/);
+  expect(() => loadConfig({ SHIPYARD_METRICS_PORT: 'nine' })).toThrow(/SHIPYARD_METRICS_PORT must be an integer from 0/);
   expect(() => loadConfig({ PORT: '9100', SHIPYARD_METRICS_PORT: '9100' })).toThrow(/must differ from PORT/);
   expect(() => loadConfig({ SHIPYARD_METRICS_HOST: '0.0.0.0' })).toThrow(/only with SHIPYARD_METRICS_PORT/);
   expect(() => loadConfig({ SHIPYARD_METRICS_TOKEN: 'short' })).toThrow(/SHIPYARD_METRICS_TOKEN must be at least 16/);
