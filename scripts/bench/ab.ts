@@ -19,7 +19,7 @@ import {
 // checkout's build beside them: how far two identical processes read apart in those rounds.
 //   BENCH_AB_DIST    the other build: a `dist` folder compiled from the other revision, which
 //                    must need the same migrations (say, `git worktree add ../base HEAD~1`, then
-//                    `npm ci && npm run build` there; its dist is ../base/dist)
+//                    `npm install --no-save && npm run build` there; its dist is ../base/dist)
 //   BENCH_AB_PASSES  passes per route (default 6), each BENCH_SECONDS of load per process
 const OTHER_DIST = process.env.BENCH_AB_DIST;
 const PASSES = Number(process.env.BENCH_AB_PASSES ?? 6);

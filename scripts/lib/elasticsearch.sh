@@ -18,9 +18,11 @@ es_install() {
   say "fetching Elasticsearch $ELASTICSEARCH_VERSION from Maven Central (once)…"
   local downloads="$SHIPYARD_CACHE/downloads"
   mkdir -p "$downloads"
+  # Maven's output (terminal control codes even when quiet) is shown only when it fails.
   mvn -q -B dependency:copy \
     -Dartifact="org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ELASTICSEARCH_VERSION:zip" \
-    -DoutputDirectory="$downloads" || die "maven could not fetch Elasticsearch $ELASTICSEARCH_VERSION"
+    -DoutputDirectory="$downloads" >"$downloads/maven.log" 2>&1 ||
+    { cat "$downloads/maven.log"; die "maven could not fetch Elasticsearch $ELASTICSEARCH_VERSION"; }
   local staging
   staging="$(mktemp -d "$SHIPYARD_CACHE/es-unpack.XXXXXX")"
   unzip -q "$downloads/elasticsearch-$ELASTICSEARCH_VERSION.zip" -d "$staging" || die "unzip failed"
