@@ -108,7 +108,9 @@ test('metrics settings: a token, a separate port and host, an IPv6 worker addres
 
 test('malformed metrics settings stop the start, naming the variable', () => {
   expect(() => loadConfig({ SHIPYARD_METRICS_PORT: '70000' })).toThrow(/SHIPYARD_METRICS_PORT must be a port/);
-  expect(() => loadConfig({ SHIPYARD_METRICS_PORT: 'nine' })).toThrow(/SHIPYARD_METRICS_PORT must be an integer from 0/);
+  expect(() => loadConfig({ SHIPYARD_METRICS_PORT: 'nine' })).toThrow(
+    /SHIPYARD_METRICS_PORT must be an integer from 0/,
+  );
   expect(() => loadConfig({ PORT: '9100', SHIPYARD_METRICS_PORT: '9100' })).toThrow(/must differ from PORT/);
   expect(() => loadConfig({ SHIPYARD_METRICS_HOST: '0.0.0.0' })).toThrow(/only with SHIPYARD_METRICS_PORT/);
   expect(() => loadConfig({ SHIPYARD_METRICS_TOKEN: 'short' })).toThrow(/SHIPYARD_METRICS_TOKEN must be at least 16/);
