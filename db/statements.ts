@@ -105,7 +105,7 @@ export function statement<Row, Values = NoValues, Shape = undefined>(
 }
 
 /** At most this many statements are prepared; past it, a new statement runs unnamed. */
-export const PREPARED_STATEMENTS = 2_000;
+const PREPARED_STATEMENTS = 2_000;
 
 /** Each prepared statement's name, by its SQL. A name is never reused for other SQL. */
 const preparedNames = new Map<string, string>();

@@ -27,16 +27,15 @@ export async function withTenant<T>(
 ): Promise<T> {
   const connection = await acquireConnection(db);
   let open = true;
-  let settle!: { resolve: (value: unknown) => void; reject: (err: unknown) => void };
-  const executionPromise = new Promise((resolve, reject) => (settle = { resolve, reject }));
-  executionPromise.catch(() => {}); // what waits for the commit listens to it; nobody has to
+  const settled = Promise.withResolvers<unknown>();
+  settled.promise.catch(() => {}); // what waits for the commit listens to it; nobody has to
   const trx = knexOnConnection(
     db,
     connection,
     (sql) => {
       if (!open) throw new Error(`Query after its tenant transaction ended: ${sql}`);
     },
-    executionPromise,
+    settled.promise,
   );
   const end = (sql: 'COMMIT;' | 'ROLLBACK;') => {
     open = false;
@@ -57,13 +56,12 @@ export async function withTenant<T>(
     if (ended.response?.command === 'ROLLBACK') {
       throw new Error('The tenant transaction was rolled back: one of its statements failed');
     }
-    settle.resolve(result);
+    settled.resolve(result);
     return result;
   } catch (err) {
-    settle.reject(err);
+    settled.reject(err);
     throw err;
   } finally {
-    open = false;
     await releaseConnection(db, connection);
   }
 }

@@ -13,8 +13,8 @@ import {
 
 // `npm run bench:ab`: this checkout's API beside another build of it, to judge a change to the
 // request path. bench:http reads each case against its floor within one run, but that ratio
-// moves more from run to run (the cached key read 0.42–0.71× on one code) than most changes
-// move it, so two runs of two builds cannot tell them apart. Here both builds serve the same
+// moves more from run to run than most changes move it, so two runs of two builds cannot tell
+// them apart. Here both builds serve the same
 // requests turn by turn in the same rounds (measureSideBySide), with a second process of this
 // checkout's build beside them: how far two identical processes read apart in those rounds.
 //   BENCH_AB_DIST    the other build: a `dist` folder compiled from the other revision, which
