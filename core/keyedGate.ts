@@ -10,7 +10,8 @@ interface Lane {
 /**
  * At most `limit` holders per key at once (a tenant's heavy reads, every bcrypt check of the
  * process under one key). A caller over the limit waits in line up to `waitMs`, then is refused;
- * one key's line never holds up another key's.
+ * one key's line never holds up another key's. Ours: the semaphore packages (p-limit and the
+ * like) have no per-key lanes and no deadline on a wait.
  */
 export class KeyedGate {
   private readonly lanes = new Map<string, Lane>();

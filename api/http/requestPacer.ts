@@ -9,7 +9,9 @@ const MAX_KEYS = 10_000;
  * Paces each key's requests to `perSecond`, with a burst of as many: a request past that waits its
  * turn (a timer, no CPU), in order of arrival, and one whose turn is further off than `maxWaitMs`
  * is refused at once. The generic cell rate algorithm: each key keeps the time its next request
- * is due, so a key costs one number, and no timer runs for a key nobody waits on.
+ * is due, so a key costs one number, and no timer runs for a key nobody waits on. Ours rather
+ * than rate-limiter-flexible's RateLimiterQueue, which keeps a queue per key for good and bounds
+ * its length, not the wait.
  */
 export class RequestPacer {
   private readonly due = new LRUCache<string, number>({ max: MAX_KEYS });
