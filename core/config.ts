@@ -8,7 +8,7 @@ import {
   sandboxFrom,
   type InputLimits,
   type ResourceLimits,
-  type SandboxLimits,
+  type SandboxConfig,
 } from './limitsConfig';
 import { IDENTITY_PROVIDERS, type IdentityProvider } from './users/types';
 
@@ -65,7 +65,7 @@ export interface Config {
    */
   egressAllow: string[];
   /** Limits of the sandbox forge scripts run in, and of the log lines a run keeps. */
-  sandbox: SandboxLimits;
+  sandbox: SandboxConfig;
   /** Caps on an api-call's parts once its parameters are filled in. */
   forgeTemplates: { urlBytes: number; headersBytes: number; bodyBytes: number };
   forge: {

@@ -1,5 +1,6 @@
 import type { PoolSessionLimits } from '../db/pool';
 import { durationFrom, intFrom, positiveIntFrom, uidRangeFrom, type Env } from './envValues';
+import type { SandboxSettings } from './sandbox/sandbox';
 
 // The limits that keep one tenant from taking more than its share (docs/limits.md): database
 // sessions, aggregate reads, authentication, streams and connections; parsed input; the script
@@ -141,7 +142,7 @@ export function inputLimitsFrom(env: Env): InputLimits {
   };
 }
 
-export function sandboxFrom(env: Env): SandboxLimits {
+export function sandboxFrom(env: Env): SandboxConfig {
   const memoryMb = positiveIntFrom(env, 'SHIPYARD_SCRIPT_MEMORY_MB', 512);
   const scratchMb = positiveIntFrom(env, 'SHIPYARD_SANDBOX_SCRATCH_MB', 128);
   // The processes need some of the budget too: a shell alone maps several MB.
@@ -165,19 +166,8 @@ export function sandboxFrom(env: Env): SandboxLimits {
   };
 }
 
-/** Limits of the sandbox forge scripts run in, and of the log lines a run keeps. */
-export interface SandboxLimits {
-  /** Host uids handed out one per script run when the worker runs as root. */
-  uidRange: { first: number; last: number };
-  cpuSeconds: number;
-  /** A run's memory: its scratch space plus what each of its processes may map. */
-  memoryMb: number;
-  /** Of memoryMb, what the run's scratch folders (/work and /tmp, held in memory) may hold. */
-  scratchMb: number;
-  maxProcesses: number;
-  maxFileMb: number;
-  /** `auto`: a cgroup v2 per run (under one per tenant) where the host delegates one; `off`: rlimits only. */
-  cgroups: 'auto' | 'off';
+/** config.sandbox: the sandbox's own settings (core/sandbox), and the log lines a run keeps. */
+export interface SandboxConfig extends SandboxSettings {
   /** Script output lines stored per step and per run; the rest is read and dropped. */
   logLinesPerStep: number;
   logLinesPerRun: number;

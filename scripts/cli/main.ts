@@ -42,6 +42,13 @@ ${FORGE_LIMITS_USAGE}`;
 
 const HELP = new Set(['--help', '-h', 'help']);
 
+/** Prints a command's usage when its arguments ask for help, and says whether it did. */
+function printedHelp(args: string[], usage: string): boolean {
+  if (!args.some((arg) => HELP.has(arg))) return false;
+  process.stdout.write(`usage:\n${usage}\n`);
+  return true;
+}
+
 /** A mistake in how the CLI was called (exit code 2), as opposed to a failure while running (1). */
 class UsageError extends Error {}
 
@@ -66,10 +73,7 @@ const list = (value: string | undefined) =>
     : [];
 
 async function token(args: string[]): Promise<void> {
-  if (args.some((arg) => HELP.has(arg))) {
-    process.stdout.write(`usage:\n${TOKEN_USAGE}\n`);
-    return;
-  }
+  if (printedHelp(args, TOKEN_USAGE)) return;
   const { values } = parseArgs({
     args,
     options: {
@@ -106,10 +110,7 @@ function count(name: string, value: string, min: number): number {
 }
 
 async function seed(args: string[]): Promise<void> {
-  if (args.some((arg) => HELP.has(arg))) {
-    process.stdout.write(`usage:\n${SEED_USAGE}\n`);
-    return;
-  }
+  if (printedHelp(args, SEED_USAGE)) return;
   const { values } = parseArgs({
     args,
     options: { tenant: { type: 'string' }, entities: { type: 'string', default: '1000' }, teams: { type: 'string' } },
@@ -131,10 +132,7 @@ function limitValue(name: string, value: string | undefined): number | null | un
 }
 
 async function forgeLimits(args: string[]): Promise<void> {
-  if (args.some((arg) => HELP.has(arg))) {
-    process.stdout.write(`usage:\n${FORGE_LIMITS_USAGE}\n`);
-    return;
-  }
+  if (printedHelp(args, FORGE_LIMITS_USAGE)) return;
   const { values } = parseArgs({
     args,
     options: {

@@ -9,10 +9,10 @@ import { bearer, sessionToken, testConfig } from '../support/harness';
 import { startTarget, type Target } from '../support/httpTarget';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { Payload } from '@temporalio/common';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, until } from '../support/processes';
+import { payloadsIn } from '../support/payloads';
 
 // Fair sharing of the forge pool through HTTP, with a real forge worker: a tenant's running runs
 // and starts are limited (its own limits, set as an operator does with `shipyard forge-limits`),
@@ -124,14 +124,6 @@ test('parameters over SHIPYARD_FORGE_PARAMETERS_MAX_BYTES answer 413 naming the 
   const { body: list } = await call(forge.suite.writer, 'GET', `/forge/runs?mold_slug=${mold.slug}`);
   expect(list.runs).toEqual([]);
 });
-
-/** Every payload of a history (objects with an encoding), wherever it sits. */
-function payloadsIn(node: unknown, found: Payload[] = []): Payload[] {
-  if (!node || typeof node !== 'object' || node instanceof Uint8Array) return found;
-  if ((node as Payload).metadata?.encoding) found.push(node as Payload);
-  else for (const value of Object.values(node)) payloadsIn(value, found);
-  return found;
-}
 
 test("parameters reach every action but not the run's workflow history, even decrypted: however many steps, the actions read them from the run", async () => {
   const mark = randomUUID();

@@ -20,6 +20,7 @@ import {
 } from '../support/harness';
 import { launch, ROOT, until } from '../support/processes';
 import { FAKES_HOST } from '../support/testEnv';
+import { payloadsIn } from '../support/payloads';
 
 // What Temporal keeps of a forge run is ciphertext: read back with a client that has no codec,
 // its history shows none of the run's data; the operators' codec endpoint (and the Temporal CLI
@@ -83,14 +84,6 @@ afterAll(async () => {
 const call = (token: string, method: string, apiPath: string, body?: unknown) =>
   callApi(api, token, method, apiPath, body);
 const text = (bytes: Uint8Array | string | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
-
-/** Every Payload anywhere in a history: an object whose `metadata` says its encoding. */
-function payloadsIn(node: unknown, found: Payload[] = []): Payload[] {
-  if (!node || typeof node !== 'object' || node instanceof Uint8Array) return found;
-  if ((node as Payload).metadata?.encoding) found.push(node as Payload);
-  else for (const value of Object.values(node)) payloadsIn(value, found);
-  return found;
-}
 
 /** Every string and byte field of a history, as text: where plaintext would show. */
 function textsIn(node: unknown, found: string[] = []): string[] {
