@@ -1,6 +1,7 @@
 import { notFound } from '../../core/errors';
 import { createManifest, deleteManifest, entityManifestYaml, updateManifest } from '../../core/manifests/commands';
 import { importManifests } from '../../core/manifests/importCommands';
+import { documentSummary } from '../../core/manifests/manifestRules';
 import { getManifest, listManifests } from '../../core/manifests/store';
 import type { ReadDocument } from '../../core/manifests/types';
 import { errorEnvelopeSchema } from '../http/errorHandler';
@@ -27,11 +28,7 @@ import {
 
 /** What every per-document answer says about a document. */
 const described = (document: ReadDocument) => ({
-  index: document.index,
-  line: document.line,
-  format: document.format,
-  kind: document.kind ?? null,
-  service_id: document.service_id,
+  ...documentSummary(document),
   problems: document.problems,
   warnings: document.warnings,
 });

@@ -7,7 +7,7 @@ import { ApiError, conflict } from '../errors';
 import { entityInputOf as entityInputFromManifest } from './format';
 import { applyDocument, notesOfRefusal, serviceIdOf, type Accepted } from './commands';
 import { relationRefusals, writeOrder, type ImportedEntity } from './importRules';
-import { locateIn } from './manifestRules';
+import { documentSummary, locateIn } from './manifestRules';
 import type { ApplyResult, ReadDocument, SourceNote } from './types';
 
 // Import: many documents in one transaction, each applied or rejected on its own. What would
@@ -115,10 +115,7 @@ function importReport(
     const result: ApplyResult = done ? done.result : document.outcome === 'skipped' ? 'skipped' : 'rejected';
     report[result] += 1;
     report.documents.push({
-      index: document.index,
-      line: document.line,
-      format: document.format,
-      kind: document.kind ?? null,
+      ...documentSummary(document),
       service_id: done?.entity.service_id ?? document.service_id,
       result,
       entity_id: done?.entity.id ?? null,

@@ -302,6 +302,15 @@ export function readDocumentOf(document: ManifestDocument): ReadDocument {
   return { ...plain, service_id: declaredServiceId(document), positions: positionsOf(document) };
 }
 
+/** Where a document stands in its stream and what it declares: how every per-document answer starts. */
+export const documentSummary = (document: ReadDocument) => ({
+  index: document.index,
+  line: document.line,
+  format: document.format,
+  kind: document.kind ?? null,
+  service_id: document.service_id,
+});
+
 /** The service_id of the entity a document declares, as far as it can be read; null for a skipped kind. */
 function declaredServiceId(document: ManifestDocument): string | null {
   if (document.outcome === 'skipped') return null;
