@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { ClientBase, QueryResult } from 'pg';
 
 // The one module that relies on knex's undocumented internals: its client's connection handling
 // and the context a knex instance delegates to. A tenant transaction uses them instead of knex's
@@ -7,20 +8,15 @@ import type { Knex } from 'knex';
 // path"). knex is pinned exactly in package.json, and test/integration/knexInternals.test.ts
 // fails when an upgrade changes any of what follows.
 
-/** A pooled `pg` client as knex hands it out. */
-export type PooledConnection = object;
-
-/** What knex's client answers a query with: pg's result, as `response`. */
-export interface SentQuery {
-  response?: { command?: string; rows?: unknown[] };
-}
+/** A pooled connection as knex hands it out: a `pg` client. */
+export type PooledConnection = ClientBase;
 
 /** knex's client, as used here; knex's types leave `transacting` out and type the rest `any`. */
 interface KnexClient extends Knex.Client {
   transacting?: boolean;
   acquireConnection(): Promise<PooledConnection>;
   releaseConnection(connection: PooledConnection): Promise<void>;
-  query(connection: PooledConnection, query: { sql: string }): Promise<SentQuery>;
+  query(connection: PooledConnection, query: { sql: string }): Promise<unknown>;
   stream(connection: PooledConnection, query: unknown, stream: unknown, options: unknown): Promise<unknown>;
 }
 
@@ -39,9 +35,18 @@ export const acquireConnection = (db: Knex): Promise<PooledConnection> => client
 export const releaseConnection = (db: Knex, connection: PooledConnection): Promise<void> =>
   clientOf(db).releaseConnection(connection);
 
-/** Sends `sql` on `connection` as knex sends any query: its `query` and `query-error` events, its errors. */
-export const sendOn = (db: Knex, connection: PooledConnection, sql: string): Promise<SentQuery> =>
-  clientOf(db).query(connection, { sql });
+/**
+ * Sends `sql` on `connection` as a simple query through pg's own `query`, not knex's: for the
+ * statements that open and close a tenant transaction, which need none of knex's query handling
+ * (its bindings, its response shaping, its error wrapping), and skipping it is a tenth of the
+ * cached-key read's CPU (docs/benchmarks.md). Its `query` event still goes out, as knex's
+ * client emits it, so a listener sees the whole transaction. Several statements in `sql`
+ * answer with a result each.
+ */
+export function sendOn(db: Knex, connection: PooledConnection, sql: string): Promise<QueryResult | QueryResult[]> {
+  clientOf(db).emit('query', { sql, bindings: [] });
+  return connection.query(sql);
+}
 
 /**
  * A knex whose every query runs on `connection`, as a transaction's does: `trx(table)`, `raw`

@@ -11,7 +11,8 @@ import { acquireConnection, knexOnConnection, releaseConnection, sendOn } from '
  * Not knex's transaction(), which opens with a BEGIN of its own and builds a knex instance per
  * transaction (db/knexInternals.ts says why that matters): here BEGIN, the setting and
  * `precondition` (a statement that returns no rows) travel as one simple query, which takes no
- * parameters, so the id is an escaped literal. When it fails, withTenant fails with its error
+ * parameters, so the id is an escaped literal; it and the COMMIT go to pg directly
+ * (db/knexInternals.ts, sendOn). When it fails, withTenant fails with its error
  * before the work runs. The transaction ends with `work`'s promise; `trx` has no commit() or
  * rollback() of its own, and a query issued after the end is refused.
  *
@@ -53,7 +54,7 @@ export async function withTenant<T>(
       throw err;
     }
     const ended = await end('COMMIT;');
-    if (ended.response?.command === 'ROLLBACK') {
+    if (!Array.isArray(ended) && ended.command === 'ROLLBACK') {
       throw new Error('The tenant transaction was rolled back: one of its statements failed');
     }
     settled.resolve(result);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import type { QueryResult } from 'pg';
 import { acquireConnection, knexOnConnection, releaseConnection, sendOn } from '../../db/knexInternals';
 import { createPool } from '../../db/pool';
 import { testConfig } from '../support/harness';
@@ -18,7 +19,7 @@ async function onHeldConnection<T>(work: (trx: Knex.Transaction, pid: number) =>
   const connection = await acquireConnection(db);
   try {
     const sent = await sendOn(db, connection, 'select pg_backend_pid() as pid');
-    const { pid } = sent.response!.rows![0] as { pid: number };
+    const { pid } = (sent as QueryResult).rows[0] as { pid: number };
     await sendOn(db, connection, 'begin;');
     try {
       return await work(
@@ -41,14 +42,19 @@ test('knex is pinned exactly, to the version installed: upgrading it means revis
   expect(installed).toBe(pinned);
 });
 
-test("sendOn answers with pg's result, its command included, as knex's client.query does", async () => {
+test("the connection knex hands out is a pg client: sendOn answers with pg's result, and knex's query event reports it", async () => {
   const connection = await acquireConnection(db);
+  const reported: string[] = [];
+  const record = ({ sql }: { sql: string }) => reported.push(sql);
+  db.on('query', record);
   try {
-    const sent = await sendOn(db, connection, 'begin; select 1');
+    const sent = await sendOn(db, connection, 'begin; select 1 as one');
     const ended = await sendOn(db, connection, 'COMMIT;');
-    expect(sent.response).toBeDefined();
-    expect(ended.response?.command).toBe('COMMIT');
+    expect(sent).toEqual(expect.arrayContaining([expect.objectContaining({ command: 'SELECT', rows: [{ one: 1 }] })]));
+    expect(ended).toEqual(expect.objectContaining({ command: 'COMMIT' }));
+    expect(reported).toEqual(['begin; select 1 as one', 'COMMIT;']);
   } finally {
+    db.off('query', record);
     await releaseConnection(db, connection);
   }
 });
