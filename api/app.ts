@@ -3,6 +3,7 @@ import './http/state';
 import type { AppDeps } from './deps';
 import { errorHandler } from './http/errorHandler';
 import { jsonBody } from './http/jsonBody';
+import { agentPushBudgets } from './k8s/pushBudgets';
 import { METRICS_PATH, metricsHandler } from './metrics/endpoint';
 import { operatorEndpoints } from './http/operatorEndpoints';
 import { LIVENESS_PATH, livenessEndpoint } from './http/liveness';
@@ -37,7 +38,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(errorHandler());
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
-  app.use(jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits));
+  app.use(jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits, agentPushBudgets(deps.config.agents)));
   app.use(referenceAssets());
   app.use(api);
   return app;

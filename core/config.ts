@@ -121,6 +121,7 @@ export interface Config {
   limits: ResourceLimits;
   /** Budgets on parsed input (docs/limits.md, "Parsed input"). */
   inputLimits: InputLimits;
+  agents: AgentConfig;
 }
 
 function portFrom(env: Env, name: string): number | undefined {
@@ -189,6 +190,34 @@ function projectRoot(): string {
     dir = parent;
   }
   return dir;
+}
+
+// Cluster agents (issue 38): docs/agents.md and docs/limits.md, "Cluster agents".
+export interface AgentConfig {
+  /** An agent whose last heartbeat is at most this old (ms) is `active`. */
+  activeWithinMs: number;
+  /** Older than active but at most this old (ms): `stale`; older, or never: `offline`. */
+  staleWithinMs: number;
+  /** Workloads one push may carry; more answer 413. */
+  pushMaxWorkloads: number;
+  /** Flows one network-flow push may carry; more answer 413. */
+  pushMaxFlows: number;
+  /** Largest body of an agent push (it replaces BODY_LIMIT on the push routes). */
+  pushBodyLimitBytes: number;
+}
+
+function agentsFrom(env: Env): AgentConfig {
+  const activeWithinMs = durationFrom(env, 'SHIPYARD_AGENT_ACTIVE_WITHIN', '90s');
+  const staleWithinMs = durationFrom(env, 'SHIPYARD_AGENT_STALE_WITHIN', '10m');
+  if (staleWithinMs < activeWithinMs)
+    throw new Error('SHIPYARD_AGENT_STALE_WITHIN must be at least SHIPYARD_AGENT_ACTIVE_WITHIN');
+  return {
+    activeWithinMs,
+    staleWithinMs,
+    pushMaxWorkloads: positiveIntFrom(env, 'SHIPYARD_AGENT_PUSH_MAX_WORKLOADS', 5_000),
+    pushMaxFlows: positiveIntFrom(env, 'SHIPYARD_AGENT_PUSH_MAX_FLOWS', 5_000),
+    pushBodyLimitBytes: byteSizeFrom(env, 'SHIPYARD_AGENT_PUSH_BODY_LIMIT', '16mb'),
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -261,5 +290,6 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: metricsFrom(env, port),
     limits: resourceLimitsFrom(env),
     inputLimits: inputLimitsFrom(env),
+    agents: agentsFrom(env),
   };
 }

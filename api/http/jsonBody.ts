@@ -6,19 +6,30 @@ import { onlyWhen } from './onlyWhen';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The size and array budgets of one path's bodies, where they differ from every other's. */
+export interface BodyBudget {
+  limitBytes: number;
+  jsonArrayItems: number;
+}
+
 /**
  * Parses JSON request bodies into ctx.request.body. Over the limit → 413, malformed → 400,
  * nested deeper than `jsonDepth` or with an array of more than `jsonArrayItems` → 400, a body
  * that is not JSON → 415. Requests without a body (most) get `undefined` and pass straight on.
  */
 export function jsonBody(
-  limitBytes: number,
-  { jsonDepth, jsonArrayItems }: Pick<InputLimits, 'jsonDepth' | 'jsonArrayItems'>,
+  defaultLimitBytes: number,
+  { jsonDepth, jsonArrayItems: defaultArrayItems }: Pick<InputLimits, 'jsonDepth' | 'jsonArrayItems'>,
+  /** Bulk writes (an agent's push) by their full path: budgets of their own. */
+  bulkBudgets: Record<string, BodyBudget> = {},
 ): Middleware {
   const readBody: Middleware = async (ctx, next) => {
     if (!ctx.is('application/json', 'application/*+json')) {
       throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be application/json');
     }
+    const bulk = Object.hasOwn(bulkBudgets, ctx.path) ? bulkBudgets[ctx.path] : undefined;
+    const limitBytes = bulk?.limitBytes ?? defaultLimitBytes;
+    const jsonArrayItems = bulk?.jsonArrayItems ?? defaultArrayItems;
     const { parsed, raw } = await parse(ctx.req, limitBytes);
     // Before anything walks the value: validation, templates and stores recurse into it, and
     // validating every item of a huge array holds the event loop.

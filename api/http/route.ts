@@ -129,6 +129,8 @@ export interface RouteDefinition {
    * the caller's next request sees the change whichever comes first.
    */
   changesAccess?: boolean;
+  /** Kept working for old clients, shown as `deprecated: true` in OpenAPI. */
+  deprecated?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<unknown, unknown, unknown, Access>) => unknown;
 }
@@ -152,6 +154,7 @@ export function defineRoute<
   optionalBody?: boolean;
   transaction?: T;
   changesAccess?: boolean;
+  deprecated?: boolean;
   responses: R;
   handler: (
     input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A, T>,

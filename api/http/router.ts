@@ -139,8 +139,10 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
           release();
         }
       }
-      ctx.status = status;
-      if (status !== 204) ctx.body = result;
+      // A handler may answer another 2xx its route declares (a parked registration's 202).
+      const answered = ctx.status !== status && ctx.status >= 200 && ctx.status < 300 && ctx.status in route.responses;
+      ctx.status = answered ? ctx.status : status;
+      if (ctx.status !== 204) ctx.body = result;
     });
   }
   // Each router answers its routes and, for a path it knows under another method, the 405 (or

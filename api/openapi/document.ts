@@ -128,6 +128,7 @@ function operation(route: RouteDefinition, routeKeys: Set<string>) {
     operationId: operationId(route.method, route.path),
     summary: route.summary,
     tags: [route.tag],
+    ...(route.deprecated && { deprecated: true }),
     parameters: parameters(route),
     ...(route.access === 'public'
       ? { security: [] }

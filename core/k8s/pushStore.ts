@@ -1,0 +1,110 @@
+import type { Knex } from 'knex';
+import type { PushedFlow, PushSummary } from './types';
+
+/** A pushed workload as the push statement reads it: the entity's service id already resolved. */
+export interface WorkloadRecord {
+  namespace: string;
+  kind: string;
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  replicas: number;
+  ready_replicas: number;
+  images: string[];
+  conditions: { type: string; status: string; reason: string | null }[];
+  service_id: string | null;
+}
+
+/**
+ * A cluster's full snapshot in one statement. Each CTE sees the table as it was before the
+ * statement (`previous`), which is what tells an image change and a real update apart:
+ * - `matched`: the entities the workloads name, created (type service, source kubernetes) when
+ *   unknown; every matched one gets last_activity_at = now, which the outbox trigger reindexes.
+ * - `upserted`: every pushed workload; one that had gone returns (gone_at cleared).
+ * - `gone`: the cluster's present workloads the push left out.
+ * - `deployed`: a deployment row per workload whose images changed.
+ */
+const PUSH_SQL = `
+with input as (
+  select * from jsonb_to_recordset(?::jsonb) as i(
+    namespace text, kind text, name text, labels jsonb, annotations jsonb, replicas int, ready_replicas int,
+    images text[], conditions jsonb, service_id text)
+),
+previous as (
+  select id, labels, annotations, replicas, ready_replicas, images, conditions, entity_id, gone_at
+    from k8s_workloads where cluster_id = ?
+),
+matched as (
+  insert into entities (tenant_id, service_id, name, type, source)
+  select app_current_tenant(), service_id, service_id, 'service', 'kubernetes'
+    from (select distinct service_id from input where service_id is not null) s
+  order by service_id
+  on conflict (tenant_id, service_id) do update set last_activity_at = now()
+  returning id, service_id
+),
+upserted as (
+  insert into k8s_workloads as w (tenant_id, cluster_id, namespace, kind, name, labels, annotations, replicas,
+    ready_replicas, images, conditions, entity_id)
+  select app_current_tenant(), ?, i.namespace, i.kind, i.name, i.labels, i.annotations, i.replicas,
+    i.ready_replicas, i.images, i.conditions, m.id
+    from input i left join matched m on m.service_id = i.service_id
+  on conflict (tenant_id, cluster_id, namespace, kind, name) do update set
+    labels = excluded.labels, annotations = excluded.annotations, replicas = excluded.replicas,
+    ready_replicas = excluded.ready_replicas, images = excluded.images, conditions = excluded.conditions,
+    entity_id = excluded.entity_id, last_seen_at = now(), gone_at = null
+  returning w.id, w.labels, w.annotations, w.replicas, w.ready_replicas, w.images, w.conditions, w.entity_id
+),
+gone as (
+  update k8s_workloads w set gone_at = now()
+   where w.cluster_id = ? and w.gone_at is null
+     and not exists (select 1 from input i where i.namespace = w.namespace and i.kind = w.kind and i.name = w.name)
+  returning w.id
+),
+deployed as (
+  insert into k8s_deployments (tenant_id, cluster_id, workload_id, entity_id, previous_images, images)
+  select app_current_tenant(), ?, u.id, u.entity_id, p.images, u.images
+    from upserted u join previous p on p.id = u.id
+   where p.images is distinct from u.images
+  returning id
+)
+select
+  (select count(*) from upserted u where not exists (select 1 from previous p where p.id = u.id))::int as created,
+  (select count(*) from upserted u join previous p on p.id = u.id
+    where (p.labels, p.annotations, p.replicas, p.ready_replicas, p.images, p.conditions, p.entity_id)
+          is distinct from (u.labels, u.annotations, u.replicas, u.ready_replicas, u.images, u.conditions, u.entity_id)
+       or p.gone_at is not null)::int as updated,
+  (select count(*) from gone)::int as gone,
+  (select count(*) from deployed)::int as deployments`;
+
+/** Writes a cluster's pushed workloads as its full snapshot (see PUSH_SQL). */
+export async function writeWorkloads(
+  trx: Knex,
+  clusterId: string,
+  workloads: WorkloadRecord[],
+): Promise<Omit<PushSummary, 'received'>> {
+  const { rows } = await trx.raw<{ rows: Omit<PushSummary, 'received'>[] }>(PUSH_SQL, [
+    JSON.stringify(workloads),
+    clusterId,
+    clusterId,
+    clusterId,
+    clusterId,
+  ]);
+  return rows[0];
+}
+
+/** Adds the pushed flows' counts to the cluster's (one row per pair, port and protocol). */
+export async function addNetworkFlows(trx: Knex, clusterId: string, flows: PushedFlow[]): Promise<number> {
+  const { rowCount } = await trx.raw<{ rowCount: number }>(
+    `insert into k8s_network_flows as f (tenant_id, cluster_id, source_namespace, source_name, destination_namespace,
+       destination_name, port, protocol, count)
+     select app_current_tenant(), ?, source_namespace, source_name, destination_namespace, destination_name, port,
+       protocol, sum(count)
+       from jsonb_to_recordset(?::jsonb) as i(source_namespace text, source_name text, destination_namespace text,
+         destination_name text, port int, protocol text, count bigint)
+      group by 1, 2, 3, 4, 5, 6, 7, 8
+     on conflict (tenant_id, cluster_id, source_namespace, source_name, destination_namespace, destination_name, port,
+       protocol) do update set count = f.count + excluded.count, last_seen_at = now()`,
+    [clusterId, JSON.stringify(flows)],
+  );
+  return rowCount;
+}
