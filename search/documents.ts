@@ -19,6 +19,15 @@ export interface SearchDocument {
   suggest: { input: string[]; contexts: { tenant: string[] } };
 }
 
+/**
+ * An entity's document adds what cluster agents reported of its present workloads (absent when
+ * none): the spec's entity results cover workloads, which are not indexed themselves.
+ */
+export interface EntityDocument extends SearchDocument {
+  collection: 'entities';
+  kubernetes?: { clusters: string[]; namespaces: string[]; images: string[] };
+}
+
 /** A documentation file (the docs index): a repository's README or a Markdown file under docs/. */
 export interface DocDocument extends SearchDocument {
   collection: 'docs';
@@ -28,7 +37,11 @@ export interface DocDocument extends SearchDocument {
   content: string;
 }
 
-type Row = Omit<SearchDocument, 'collection' | 'suggest' | 'updated_at'> & { id: string; updated_at: Date | null };
+type Row = Omit<SearchDocument, 'collection' | 'suggest' | 'updated_at'> & {
+  id: string;
+  updated_at: Date | null;
+  kubernetes?: EntityDocument['kubernetes'] | null;
+};
 
 /**
  * Per collection, the SQL that reads its rows as documents' fields. Read through the system
@@ -38,7 +51,15 @@ const SELECTS: Record<OutboxCollection, { table: string; columns: string }> = {
   entities: {
     table: 'entities',
     columns: `id, tenant_id, service_id as key, name as title, description, type, lifecycle, owner, tier, tags,
-      updated_at`,
+      updated_at, (
+        select jsonb_build_object(
+            'clusters', array_agg(distinct w.cluster_id),
+            'namespaces', array_agg(distinct w.namespace),
+            'images', array_remove(array_agg(distinct image), null))
+          from k8s_workloads w left join lateral unnest(w.images) image on true
+         where w.entity_id = entities.id and w.gone_at is null
+        having count(*) > 0
+      ) as kubernetes`,
   },
   repositories: {
     table: 'repositories',
@@ -62,8 +83,12 @@ const SELECTS: Record<OutboxCollection, { table: string; columns: string }> = {
   },
 };
 
-const documentOf = (collection: OutboxCollection, { updated_at, ...fields }: Omit<Row, 'id'>): SearchDocument => ({
+const documentOf = (
+  collection: OutboxCollection,
+  { updated_at, kubernetes, ...fields }: Omit<Row, 'id'>,
+): SearchDocument => ({
   ...fields,
+  ...(kubernetes && { kubernetes }),
   collection,
   updated_at: toIsoOrNull(updated_at),
   suggest: suggestionOf(fields),

@@ -36,6 +36,20 @@ const mappings: estypes.MappingTypeMapping = {
   },
 };
 
+/**
+ * Entities add what cluster agents reported of their present workloads (search/documents.ts
+ * EntityDocument): workloads are never documents of their own.
+ */
+const entityMappings: estypes.MappingTypeMapping = {
+  ...mappings,
+  properties: {
+    ...mappings.properties,
+    kubernetes: {
+      properties: { clusters: { type: 'keyword' }, namespaces: { type: 'keyword' }, images: { type: 'keyword' } },
+    },
+  },
+};
+
 /** Documentation files add their repository, path and text (search/documents.ts DocDocument). */
 const docsMappings: estypes.MappingTypeMapping = {
   ...mappings,
@@ -52,7 +66,7 @@ const docsMappings: estypes.MappingTypeMapping = {
  * and the alias readers use keeps pointing at the old one until the new one is filled.
  */
 export const INDEX_DEFINITIONS: Record<SearchCollection, { version: number; mappings: estypes.MappingTypeMapping }> = {
-  entities: { version: 2, mappings },
+  entities: { version: 3, mappings: entityMappings },
   repositories: { version: 2, mappings },
   molds: { version: 2, mappings },
   users: { version: 2, mappings },

@@ -21,7 +21,8 @@ export interface WorkloadRecord {
  * - `matched`: the entities the workloads name, created (type service, source kubernetes) when
  *   unknown; every matched one gets last_activity_at = now, which the outbox trigger reindexes.
  * - `upserted`: every pushed workload; one that had gone returns (gone_at cleared).
- * - `gone`: the cluster's present workloads the push left out.
+ * - `gone`: the cluster's present workloads the push left out; `unlinked` queues their entities
+ *   for reindexing.
  * - `deployed`: a deployment row per workload whose images changed.
  */
 const PUSH_SQL = `
@@ -58,7 +59,13 @@ gone as (
   update k8s_workloads w set gone_at = now()
    where w.cluster_id = ? and w.gone_at is null
      and not exists (select 1 from input i where i.namespace = w.namespace and i.kind = w.kind and i.name = w.name)
-  returning w.id
+  returning w.id, w.entity_id
+),
+unlinked as (
+  -- A row-changing no-op: the outbox trigger reindexes the entities that lost a workload and were
+  -- not pushed, so their documents stop listing it.
+  update entities e set last_activity_at = e.last_activity_at
+   where e.id in (select entity_id from gone) and e.id not in (select id from matched)
 ),
 deployed as (
   insert into k8s_deployments (tenant_id, cluster_id, workload_id, entity_id, previous_images, images)

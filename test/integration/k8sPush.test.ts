@@ -1,10 +1,12 @@
 import { useAgentsSuite, type Cluster } from '../support/agentsSuite';
 import { jsonOf } from '../support/harness';
+import { useSearchIndex } from '../support/searchIndex';
 
 // An agent's push over real HTTP: the full snapshot upserted, idempotent, gone and returning
 // workloads, entity matching and creation, deployments from image changes, budgets, isolation.
 
 const { suite, call, newCluster, inTenant } = useAgentsSuite();
+const { drainAll, indexed } = useSearchIndex();
 
 interface Workload {
   namespace: string;
@@ -167,6 +169,31 @@ describe('entities', () => {
       trx('search_outbox').where({ collection: 'entities', document_id: entity.id }).count<{ count: string }[]>('*'),
     );
     expect(Number(queued[0].count)).toBeGreaterThan(0);
+  });
+});
+
+describe('search', () => {
+  test('the entity’s search document carries the clusters, namespaces and images agents reported, until they are gone', async () => {
+    const cluster = await newCluster('search');
+    const labels = { 'shipyard.dev/service-id': 'searchable' };
+    await push(cluster, [
+      deployment('searchable', { labels, images: ['searchable:1', 'sidecar:2'] }),
+      deployment('searchable-worker', { namespace: 'jobs', labels, images: ['searchable:1'] }),
+    ]);
+    const entity = await entityOf(cluster, 'searchable');
+    await drainAll();
+    const document = await indexed('entities', entity.id);
+    expect(document).toMatchObject({ key: 'searchable', collection: 'entities' });
+    expect(document?.kubernetes).toEqual({
+      clusters: [cluster.clusterId],
+      namespaces: ['default', 'jobs'],
+      images: ['searchable:1', 'sidecar:2'],
+    });
+
+    // The workloads leave: the entity, though not pushed, is reindexed without them.
+    await push(cluster, []);
+    await drainAll();
+    expect(await indexed('entities', entity.id)).not.toHaveProperty('kubernetes');
   });
 });
 
