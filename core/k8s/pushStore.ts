@@ -58,7 +58,7 @@ upserted as (
 gone as (
   update k8s_workloads w set gone_at = now()
    where w.cluster_id = ? and w.gone_at is null
-     and not exists (select 1 from input i where i.namespace = w.namespace and i.kind = w.kind and i.name = w.name)
+     and w.id not in (select id from upserted) -- a hashed subplan: one probe per row
   returning w.id, w.entity_id
 ),
 unlinked as (
