@@ -16,10 +16,13 @@ export interface WorkloadRecord {
 }
 
 /**
- * A cluster's full snapshot in one statement. Each CTE sees the table as it was before the
+ * A cluster's full snapshot in one statement. Each CTE sees the tables as they were before the
  * statement (`previous`), which is what tells an image change and a real update apart:
- * - `matched`: the entities the workloads name, created (type service, source kubernetes) when
- *   unknown; every matched one gets last_activity_at = now, which the outbox trigger reindexes.
+ * - `touched`: the entities the workloads name, created (type service, source kubernetes) when
+ *   unknown. A known one gets last_activity_at = now (which the outbox trigger reindexes) when a
+ *   workload of it is new, returns or changed images, and otherwise at most once a minute: agents
+ *   push every 30 to 60 s, and rewriting every entity (all its indexes, a reindex) each time is
+ *   most of a steady push's cost. `matched` adds the known entities left alone.
  * - `upserted`: every pushed workload; one that had gone returns (gone_at cleared).
  * - `gone`: the cluster's present workloads the push left out; `unlinked` queues their entities
  *   for reindexing.
@@ -35,13 +38,25 @@ previous as (
   select id, labels, annotations, replicas, ready_replicas, images, conditions, entity_id, gone_at
     from k8s_workloads where cluster_id = ?
 ),
-matched as (
-  insert into entities (tenant_id, service_id, name, type, source)
+changed_services as (
+  select distinct i.service_id from input i
+    left join k8s_workloads p on p.cluster_id = ? and p.namespace = i.namespace and p.kind = i.kind and p.name = i.name
+   where i.service_id is not null
+     and (p.id is null or p.gone_at is not null or p.entity_id is null or p.images is distinct from i.images)
+),
+touched as (
+  insert into entities as e (tenant_id, service_id, name, type, source)
   select app_current_tenant(), service_id, service_id, 'service', 'kubernetes'
     from (select distinct service_id from input where service_id is not null) s
   order by service_id
   on conflict (tenant_id, service_id) do update set last_activity_at = now()
+   where e.last_activity_at < now() - interval '1 minute' or e.service_id in (select service_id from changed_services)
   returning id, service_id
+),
+matched as (
+  select id, service_id from touched
+  union
+  select id, service_id from entities where service_id in (select service_id from input)
 ),
 upserted as (
   insert into k8s_workloads as w (tenant_id, cluster_id, namespace, kind, name, labels, annotations, replicas,
@@ -65,7 +80,7 @@ unlinked as (
   -- A row-changing no-op: the outbox trigger reindexes the entities that lost a workload and were
   -- not pushed, so their documents stop listing it.
   update entities e set last_activity_at = e.last_activity_at
-   where e.id in (select entity_id from gone) and e.id not in (select id from matched)
+   where e.id in (select entity_id from gone) and e.id not in (select id from touched)
 ),
 deployed as (
   insert into k8s_deployments (tenant_id, cluster_id, workload_id, entity_id, previous_images, images)
@@ -91,6 +106,7 @@ export async function writeWorkloads(
 ): Promise<Omit<PushSummary, 'received'>> {
   const { rows } = await trx.raw<{ rows: Omit<PushSummary, 'received'>[] }>(PUSH_SQL, [
     JSON.stringify(workloads),
+    clusterId,
     clusterId,
     clusterId,
     clusterId,

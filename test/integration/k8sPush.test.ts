@@ -152,6 +152,42 @@ describe('entities', () => {
     expect((await workloadRows(cluster))[0].entity_id).toBe(created.body.id);
   });
 
+  test('a steady push leaves its entities alone for a minute; a new workload or an image change touches them at once', async () => {
+    const cluster = await newCluster('touch');
+    const labels = { 'shipyard.dev/service-id': 'steady' };
+    await push(cluster, [deployment('steady', { labels })]);
+    const entity = await entityOf(cluster, 'steady');
+    const queued = async () =>
+      Number(
+        (
+          await inTenant(cluster.admin.tenantId, (trx) =>
+            trx('search_outbox').where({ document_id: entity.id }).count<{ count: string }[]>('*'),
+          )
+        )[0].count,
+      );
+    const before = await queued();
+    await push(cluster, [deployment('steady', { labels })]);
+    expect(await queued()).toBe(before);
+    expect((await entityOf(cluster, 'steady')).last_activity_at).toEqual(entity.last_activity_at);
+    // Still linked, though not rewritten.
+    expect((await workloadRows(cluster))[0].entity_id).toBe(entity.id);
+
+    await push(cluster, [deployment('steady', { labels, images: ['steady:2'] })]);
+    expect(await queued()).toBe(before + 1);
+    await push(cluster, [deployment('steady', { labels, images: ['steady:2'] }), deployment('steady-2', { labels })]);
+    expect(await queued()).toBe(before + 2);
+
+    // A minute on, a steady push touches it again.
+    await inTenant(cluster.admin.tenantId, (trx) =>
+      trx('entities')
+        .where({ id: entity.id })
+        .update({ last_activity_at: trx.raw(`now() - interval '61 seconds'`) }),
+    );
+    const aged = await queued();
+    await push(cluster, [deployment('steady', { labels, images: ['steady:2'] }), deployment('steady-2', { labels })]);
+    expect(await queued()).toBe(aged + 1);
+  });
+
   test('a name that is not a valid service id links no entity and creates none', async () => {
     const cluster = await newCluster('invalid-name');
     await push(cluster, [deployment('x', { labels: { 'app.kubernetes.io/name': 'My_App' } }), deployment('y')]);
