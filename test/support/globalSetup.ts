@@ -6,6 +6,9 @@ import path from 'node:path';
 import { loadConfig } from '../../core/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../core/searchAttributes';
 import { migrationConfigFor } from '../../core/migrations';
+import { createSearchEngine } from '../../search/client';
+import { SEARCH_COLLECTIONS } from '../../search/collections';
+import { aliasOf, versionedIndexOf } from '../../search/indices';
 import { bundleWorkflows } from '../../workers/pools';
 import { applyTestEnv, WORKFLOW_BUNDLE_PATH } from './testEnv';
 
@@ -46,14 +49,36 @@ async function ensureSearchAttributes(address: string, namespace: string): Promi
 }
 
 /**
- * Once per run, before any integration or e2e test: brings the test database's schema up to
- * date, registers the search attributes in the suite's Temporal namespace and bundles the
+ * Drops the suite's indices that an older definition made (test data only): the suites then
+ * create the current ones (ensureIndices) instead of writing to an index a changed mapping
+ * refuses, as a deployment's reindex would move them.
+ */
+async function dropOutdatedTestIndices(config: ReturnType<typeof loadConfig>): Promise<void> {
+  const engine = createSearchEngine(config);
+  try {
+    for (const collection of SEARCH_COLLECTIONS) {
+      const alias = aliasOf(engine, collection);
+      const aliased = await engine.client.indices.existsAlias({ name: alias });
+      const behind = aliased ? Object.keys(await engine.client.indices.getAlias({ name: alias })) : [];
+      if (behind.includes(versionedIndexOf(engine, collection))) continue;
+      // Every version, the current one too: one made while the alias was taken would stay without it.
+      await engine.client.indices.delete({ index: `${alias}_v*`, allow_no_indices: true });
+    }
+  } finally {
+    await engine.client.close();
+  }
+}
+
+/**
+ * Once per run, before any integration or e2e test: brings the test database's schema and the
+ * test indices up to date, registers the search attributes in the suite's Temporal namespace and bundles the
  * workflow code once for every in-process test worker.
  */
 export default async function globalSetup(): Promise<void> {
   applyTestEnv();
   const config = loadConfig();
   await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
+  await dropOutdatedTestIndices(config);
   const db = knex(migrationConfigFor(config));
   try {
     await db.migrate.latest();
