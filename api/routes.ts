@@ -7,6 +7,7 @@ import { runRoutes } from './forge/runRoutes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
+import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
@@ -36,4 +37,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...runRoutes,
   ...integrationRoutes,
   ...temporalCodecRoutes,
+  ...licenseRoutes,
 ];
