@@ -11,6 +11,7 @@ import {
 } from '../../core/license/licenseWorkflows';
 import { TASK_QUEUES } from '../../core/taskQueues';
 import { withTenant } from '../../db/tenancy';
+import { until } from '../support/processes';
 import {
   callApi,
   startApi,
@@ -206,6 +207,37 @@ describe('the daily auto-disconnect', () => {
         args: [{ grace_ms: 30 * DAY_MS }],
       }),
     );
+  });
+
+  test('with two platform workers, a cycle of the schedule is one run, its workflow id carrying the scheduled time', async () => {
+    const second = await startWorkers(['platform']);
+    try {
+      const tenant = await licenseTenant('two-workers');
+      await insertAgents(api.deps.db, tenant.tenantId, AGENTS);
+      await callApi(api, tenant.admin, 'POST', '/license/activate', { license_key: endedBetaKey() });
+      await withTenant(api.deps.db, tenant.tenantId, (trx) =>
+        trx('licenses').update({ beta_grace_ends_at: new Date(Date.now() - DAY_MS) }),
+      );
+      const schedule = api.deps.temporal.schedule.getHandle(AUTO_DISCONNECT_SCHEDULE_ID);
+      const before = (await schedule.describe()).info.recentActions.length;
+      await schedule.trigger();
+      const action = await until('the triggered run', 20, async () => {
+        const { recentActions } = (await schedule.describe()).info;
+        return recentActions.length > before ? recentActions.at(-1) : undefined;
+      });
+      expect(action.action.workflow.workflowId).toMatch(
+        /^shipyard-auto-disconnect-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/,
+      );
+      const run = api.deps.temporal.workflow.getHandle<AutoDisconnectWorkflow>(action.action.workflow.workflowId);
+      expect((await run.result()).tenants).toBeGreaterThanOrEqual(1);
+      expect((await schedule.describe()).info.recentActions.length).toBe(before + 1);
+      expect(await connectedClusters(api.deps.db, tenant.tenantId)).toEqual(['small-oldest']);
+      expect(
+        (await auditTypes(api.deps.db, tenant.tenantId)).filter((t) => t === 'license.auto_disconnected'),
+      ).toHaveLength(1);
+    } finally {
+      await second.stop();
+    }
   });
 
   test('a run disconnects every tenant past its grace and leaves tenants in their grace or on a paid key alone', async () => {
