@@ -53,8 +53,16 @@ export const licenseRoutes = [
     access: 'authenticated',
     summary:
       "The tenant's license status: edition, limits, live usage, warnings and the Beta timeline. The first read past a Beta end starts the read-only grace",
-    responses: { 200: { description: 'LicenseStatus', schema: licenseStatusSchema } },
-    handler: ({ db, auth, deps }) => readLicenseStatus(db, auth, contextOf(deps)),
+    responses: {
+      200: { description: 'LicenseStatus', schema: licenseStatusSchema },
+      503: { description: 'The first read past the Beta end could not start the Beta grace workflow; nothing changed' },
+    },
+    handler: async ({ db, auth, deps }) => {
+      const status = await readLicenseStatus(db, auth, contextOf(deps));
+      // A status read is when a license changed elsewhere takes effect on this process's writes.
+      deps.readOnlyTenants.forget(auth.tenantId);
+      return status;
+    },
   }),
   defineRoute({
     method: 'GET',

@@ -42,6 +42,12 @@ export interface LicenseContext {
   temporal: Client;
 }
 
+/** The tenant's stored license, and whether its key still verifies (else: free limits). */
+async function readVerifiedLicense(trx: Knex, publicKey: KeyObject) {
+  const row = await readLicense(trx);
+  return { row, verified: row !== undefined && verifiedOrUndefined(row.license_key, publicKey) !== undefined };
+}
+
 /**
  * The tenant's license status. The first read past a Beta end marks the grace start and starts
  * the tenant's Beta grace workflow, inside the transaction: should Temporal be unreachable the
@@ -53,8 +59,7 @@ export async function readLicenseStatus(
   caller: CallerPrincipal,
   context: LicenseContext,
 ): Promise<LicenseStatus> {
-  const row = await readLicense(trx);
-  const verified = row !== undefined && verifiedOrUndefined(row.license_key, context.publicKey) !== undefined;
+  const { row, verified } = await readVerifiedLicense(trx, context.publicKey);
   if (row && verified && row.edition === 'beta' && !row.beta_grace_ends_at && row.beta_ends_at) {
     const graceEnds = await startBetaGrace(trx, context.config.license.betaGraceMs);
     if (graceEnds) {
@@ -83,8 +88,7 @@ export async function readLicenseUsage(
   trx: Knex,
   publicKey: KeyObject,
 ): Promise<{ resource_limits: ResourceLimits; resource_usage: ResourceUsage[] }> {
-  const row = await readLicense(trx);
-  const verified = row !== undefined && verifiedOrUndefined(row.license_key, publicKey) !== undefined;
+  const { row, verified } = await readVerifiedLicense(trx, publicKey);
   const limits = resourceLimits(verified ? row : undefined, await approvedClusters(trx));
   return { resource_limits: limits, resource_usage: resourceUsage(await licenseUsage(trx), limits) };
 }
@@ -99,7 +103,13 @@ async function startGraceWorkflow(context: LicenseContext, input: BetaGraceInput
     });
   } catch (err) {
     // A grace of an earlier key still winding down: it ends on the license-changed signal.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'The Beta grace could not be started (the workflow service is unreachable); nothing was changed, retry shortly',
+      [],
+      { 'Retry-After': '5' },
+    );
   }
 }
 

@@ -151,7 +151,10 @@ describe('a Beta tenant past its Beta end', () => {
     expect((await callApi(api, other.admin, 'POST', '/admin/teams', { name: 'Allowed team' })).status).toBe(201);
   });
 
-  test('activating a paid key is allowed, lifts the block on the next status read and ends the grace workflow', async () => {
+  test('activating a paid key is allowed, lifts the block on the next status read (in any API process) and ends the grace workflow', async () => {
+    // Another API process has seen the tenant read-only (and cached it).
+    const elsewhere = await callApi(shortGraceApi, tenant.admin, 'POST', '/admin/teams', { name: 'Elsewhere' });
+    expect(elsewhere.status).toBe(423);
     const activated = await call(tenant.admin, 'POST', '/license/activate', {
       license_key: devKey({ edition: 'standard' }),
     });
@@ -163,6 +166,9 @@ describe('a Beta tenant past its Beta end', () => {
       beta_grace_ends_at: null,
     });
     expect((await call(tenant.admin, 'POST', '/admin/teams', { name: 'Paid team' })).status).toBe(201);
+    expect((await callApi(shortGraceApi, tenant.viewer, 'GET', '/license')).body.is_read_only).toBe(false);
+    const afterRead = await callApi(shortGraceApi, tenant.admin, 'POST', '/admin/teams', { name: 'Elsewhere' });
+    expect(afterRead.status).toBe(201);
     const grace = api.deps.temporal.workflow.getHandle<BetaGraceWorkflow>(betaGraceWorkflowId(tenant.tenantId));
     expect(await grace.result()).toEqual({ outcome: 'licensed' });
     expect(await connectedClusters(api.deps.db, tenant.tenantId)).toEqual(['big-oldest']);
