@@ -25,7 +25,8 @@ export async function betaGrace(input: BetaGraceInput): Promise<BetaGraceOutcome
   setHandler(licenseChangedSignal, () => {
     licenseChanged = true;
   });
-  const remainingMs = Math.max(0, Date.parse(input.grace_ends_at) - Date.now());
+  // At least 1 ms: a timeout of 0 would be a patch marker in the history, not a timer.
+  const remainingMs = Math.max(1, Date.parse(input.grace_ends_at) - Date.now());
   if (await condition(() => licenseChanged, remainingMs)) return { outcome: 'licensed' };
   const disconnection = await disconnectTenant({ tenant_id: input.tenant_id, grace_ms: input.grace_ms });
   return { outcome: 'disconnected', disconnection };
