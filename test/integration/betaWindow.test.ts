@@ -138,6 +138,8 @@ describe('a Beta tenant past its Beta end', () => {
       expect(refused.body.error.code).toBe('BETA_ENDED_READ_ONLY');
     }
     expect((await call(tenant.viewer, 'GET', '/teams')).status).toBe(200);
+    // Declared exempt: it stores nothing.
+    expect((await call(tenant.admin, 'POST', '/manifests/validate', {})).status).not.toBe(423);
     expect((await call(tenant.admin, 'GET', '/admin/teams')).body.teams).toEqual([]);
     expect((await call(tenant.viewer, 'GET', '/license')).body.edition).toBe('beta');
   });
