@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../core/taskQueues';
 import { createForgeActivities } from './forge';
+import { createLicenseActivities } from './license';
 import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
 import { createSearchActivities } from './search';
@@ -10,7 +11,7 @@ export type { ActivityDeps };
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),
   search: (deps) => createSearchActivities(deps),
-  platform: (deps) => createRetentionActivities(deps.db),
+  platform: (deps) => ({ ...createRetentionActivities(deps.db), ...createLicenseActivities(deps) }),
 };
 
 /** The activities each pool registers: every pool answers the probe, plus its own domain's. */

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import {
   Client as TemporalClient,
@@ -12,10 +13,14 @@ import { createManifestReader, type ManifestReader } from '../core/manifests/rea
 import { EncryptionCodec, encryptedDataConverter } from '../core/crypto/payloadCodec';
 import { ChangeListener } from '../db/notifications';
 import { createPool } from '../db/pool';
+import { withTenant } from '../db/tenancy';
 import { createApiKeyCache, type ApiKeyCache } from './auth/apiKeyCache';
 import { createSessionPrincipalCache } from './auth/sessionPrincipalCache';
 import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
+import { licensePublicKey } from '../core/license/keys';
+import { ReadOnlyTenants } from '../core/license/readOnlyTenants';
+import { readOnlyFacts } from '../core/license/store';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
 import { AggregateReads } from './http/aggregateReads';
@@ -52,6 +57,10 @@ export interface AppDeps {
   tenantRequests: KeyedGate;
   /** The threads that read manifests' YAML, off the event loop. */
   manifests: ManifestReader;
+  /** The key license keys are verified with (the configured one, or the dev key outside production). */
+  licensePublicKey: KeyObject;
+  /** Which tenants are read-only (Beta ended), for the router's guard on writes. */
+  readOnlyTenants: ReadOnlyTenants;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -86,6 +95,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   const sessionPrincipals = createSessionPrincipalCache(changes);
   await changes.start();
   const verifySession = await createSessionVerifier(config);
+  const licenseKey = licensePublicKey(config);
   const stopping = new AbortController();
   // One listener per open log stream: many is normal, not a leak.
   setMaxListeners(0, stopping.signal);
@@ -119,6 +129,11 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     tenantPace: new RequestPacer(config.limits.requests.perSecond, config.limits.requests.queueWaitMs),
     tenantRequests: new KeyedGate(config.limits.requests.concurrentPerTenant),
     manifests: createManifestReader(config.inputLimits),
+    licensePublicKey: licenseKey,
+    readOnlyTenants: new ReadOnlyTenants(config.license.readOnlyCacheMs, async (tenantId) => {
+      const facts = await withTenant(db, tenantId, readOnlyFacts);
+      return facts ?? { edition: 'free', beta_ends_at: null };
+    }),
     stopping,
   };
 }

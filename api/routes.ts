@@ -8,6 +8,7 @@ import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
 import { agentRoutes } from './k8s/agentRoutes';
+import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
@@ -38,4 +39,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...integrationRoutes,
   ...temporalCodecRoutes,
   ...agentRoutes,
+  ...licenseRoutes,
 ];

@@ -122,6 +122,19 @@ export interface Config {
   /** Budgets on parsed input (docs/limits.md, "Parsed input"). */
   inputLimits: InputLimits;
   agents: AgentConfig;
+  // Licensing (issue 38): docs/licensing.md.
+  license: {
+    /** PEM (SPKI) Ed25519 key license keys are verified with; unset: a dev key pair under dataDir. */
+    publicKeyPem?: string;
+    /** A Beta key's free period from its issue date, in calendar months. */
+    betaPeriodMonths: number;
+    /** The read-only window after the Beta period, before auto-disconnect. */
+    betaGraceMs: number;
+    /** How often the auto-disconnect schedule runs. */
+    autoDisconnectIntervalMs: number;
+    /** How long a process trusts its knowledge of whether a tenant is read-only (writes only). */
+    readOnlyCacheMs: number;
+  };
 }
 
 function portFrom(env: Env, name: string): number | undefined {
@@ -291,5 +304,13 @@ export function loadConfig(env: Env = process.env): Config {
     limits: resourceLimitsFrom(env),
     inputLimits: inputLimitsFrom(env),
     agents: agentsFrom(env),
+    // Licensing (issue 38): docs/licensing.md.
+    license: {
+      publicKeyPem: env.SHIPYARD_LICENSE_PUBLIC_KEY || undefined,
+      betaPeriodMonths: positiveIntFrom(env, 'SHIPYARD_BETA_PERIOD_MONTHS', 6),
+      betaGraceMs: durationFrom(env, 'SHIPYARD_BETA_GRACE', '30d'),
+      autoDisconnectIntervalMs: durationFrom(env, 'SHIPYARD_AUTO_DISCONNECT_INTERVAL', '1d'),
+      readOnlyCacheMs: durationFrom(env, 'SHIPYARD_LICENSE_READ_ONLY_CACHE', '10s'),
+    },
   };
 }

@@ -27,6 +27,8 @@ export const WORKFLOW_KINDS = [
   'search-crawl',
   'search-crawl-tick',
   'search-reindex',
+  'beta-grace',
+  'auto-disconnect',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

@@ -14,6 +14,7 @@ import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
 import { reconcileSchedule } from '../core/forge/reconcileSchedule';
+import { autoDisconnectSchedule } from '../core/license/licenseWorkflows';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
 import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
 import type { SearchEngine } from '../search/client';
@@ -82,7 +83,7 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
 const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)[]> = {
   forge: [reconcileSchedule],
   search: [crawlTickSchedule],
-  platform: [retentionSchedule],
+  platform: [retentionSchedule, autoDisconnectSchedule],
 };
 
 /**

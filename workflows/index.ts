@@ -7,3 +7,5 @@ export { pruneRetention } from './retention';
 export { searchBackfill } from './searchBackfill';
 export { searchCrawl, crawlTick } from './searchCrawl';
 export { searchReindex } from './searchReindex';
+export { betaGrace } from './betaGrace';
+export { autoDisconnect } from './autoDisconnect';

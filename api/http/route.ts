@@ -131,9 +131,22 @@ export interface RouteDefinition {
   changesAccess?: boolean;
   /** Kept working for old clients, shown as `deprecated: true` in OpenAPI. */
   deprecated?: boolean;
+  /**
+   * A write a read-only tenant (Beta ended) may still make: license activation. Agent routes
+   * need no flag: agent traffic is never blocked. See `blockedWhileReadOnly`.
+   */
+  readOnlyExempt?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<unknown, unknown, unknown, Access>) => unknown;
 }
+
+/**
+ * Whether a read-only tenant gets 423 BETA_ENDED_READ_ONLY from this route: every write of a
+ * tenant's caller (any method but GET), unless it is agent traffic or declared exempt. Derived
+ * from the declaration, so a new route cannot forget it; the router enforces it.
+ */
+export const blockedWhileReadOnly = (route: RouteDefinition): boolean =>
+  route.method !== 'GET' && route.access !== 'public' && route.access !== 'agent' && !route.readOnlyExempt;
 
 export function defineRoute<
   const P extends Schema = Empty,
@@ -155,6 +168,7 @@ export function defineRoute<
   transaction?: T;
   changesAccess?: boolean;
   deprecated?: boolean;
+  readOnlyExempt?: boolean;
   responses: R;
   handler: (
     input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A, T>,

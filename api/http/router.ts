@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps';
 import { rateLimited } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { Release } from '../../core/keyedGate';
-import { successStatus, type RouteDefinition } from './route';
+import { blockedWhileReadOnly, successStatus, type RouteDefinition } from './route';
 import { compileBody, compileParams, compileQuery } from './validation';
 
 export const API_PREFIX = '/api/v1';
@@ -77,6 +77,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
     const body = compileBody(route.body, route.optionalBody);
     const status = successStatus(route);
     const template = API_PREFIX + route.path;
+    const blocked = blockedWhileReadOnly(route);
     router.register(toKoaPath(route.path), [route.method], async (ctx) => {
       ctx.state.route = template;
       const { access } = route;
@@ -102,6 +103,9 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
         ctx.state.tenantId = identity.tenantId;
         const release = await enterTenantShare(deps, identity.tenantId);
         try {
+          // Writes only, from a short-lived per-tenant cache (core/license/readOnlyTenants.ts):
+          // reads never pay for it, and a write seldom does.
+          if (blocked) await deps.readOnlyTenants.assertWritable(identity.tenantId);
           const inTenant = <T>(work: (trx: Knex.Transaction) => Promise<T>) =>
             withTenant(deps.db, identity.tenantId, work, deps.authenticator.precondition(identity));
           let auth: Principal | undefined;

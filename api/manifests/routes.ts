@@ -39,6 +39,8 @@ export const manifestRoutes = [
     path: '/manifests/validate',
     tag: 'Manifests',
     access: 'catalog:read',
+    // Computes an answer and stores nothing: allowed while the tenant is read-only.
+    readOnlyExempt: true,
     transaction: 'on-demand',
     summary:
       'Validate YAML (one or many documents, ours or Backstage’s): every problem with its path, line and column. Nothing is stored',
@@ -57,6 +59,8 @@ export const manifestRoutes = [
     path: '/manifests/analyze',
     tag: 'Manifests',
     access: 'catalog:read',
+    // Computes an answer and stores nothing: allowed while the tenant is read-only.
+    readOnlyExempt: true,
     transaction: 'on-demand',
     summary:
       'Quality of each document: a score 0–100 (owner 25, description 20, lifecycle 15, links 15, readme 15, tier 10; a weak field earns half) and what is missing, weak or invalid. Nothing is stored',
@@ -77,6 +81,8 @@ export const manifestRoutes = [
     path: '/manifests/convert',
     tag: 'Manifests',
     access: 'catalog:read',
+    // Computes an answer and stores nothing: allowed while the tenant is read-only.
+    readOnlyExempt: true,
     transaction: 'on-demand',
     summary:
       'Convert a Backstage-style descriptor (one or many documents: Component, API, System, Resource; Group is skipped) to manifests of our format. What has no equivalent is a warning. Nothing is stored',

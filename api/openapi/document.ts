@@ -1,4 +1,4 @@
-import type { ResponseLink, RouteDefinition, Schema } from '../http/route';
+import { blockedWhileReadOnly, type ResponseLink, type RouteDefinition, type Schema } from '../http/route';
 import { errorEnvelopeSchema } from '../http/errorHandler';
 import { API_PREFIX } from '../http/router';
 import { JSON_WITHOUT_NUL_NAME, jsonWithoutNulSchema, withoutNul } from './inputSchemas';
@@ -93,6 +93,10 @@ function derivedRefusals(route: RouteDefinition): Record<number, string> {
     refusals[403] = `The caller does not have ${whoMayCall(access)}`;
   }
   if (pathParameters(route.path).length > 0) refusals[404] = 'Nothing of this tenant has that path parameter';
+  if (blockedWhileReadOnly(route)) {
+    refusals[423] =
+      'BETA_ENDED_READ_ONLY: the Beta period of the tenant has ended; it is read-only until a paid license is activated';
+  }
   if (route.body) {
     refusals[413] = 'The body is over the request body limit (BODY_LIMIT)';
     refusals[415] = 'The body is not application/json';

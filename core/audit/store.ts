@@ -31,9 +31,23 @@ export function actorOf(principal: Principal): { actor: string; actor_type: Acto
 
 /** Writes an audit entry in the request's transaction: it commits or rolls back with the change. */
 export async function recordAudit(trx: Knex, principal: Principal, event: AuditEvent): Promise<void> {
+  await insertAudit(trx, principal.tenantId, actorOf(principal), event);
+}
+
+/** An entry no caller made (a scheduled job): `actor` names the job. */
+export async function recordSystemAudit(trx: Knex, tenantId: string, actor: string, event: AuditEvent): Promise<void> {
+  await insertAudit(trx, tenantId, { actor, actor_type: 'system' }, event);
+}
+
+async function insertAudit(
+  trx: Knex,
+  tenantId: string,
+  actor: { actor: string; actor_type: ActorType },
+  event: AuditEvent,
+): Promise<void> {
   await trx('audit_log').insert({
-    tenant_id: principal.tenantId,
-    ...actorOf(principal),
+    tenant_id: tenantId,
+    ...actor,
     event_type: event.eventType,
     action: event.action,
     status: event.status ?? 'success',

@@ -4,6 +4,6 @@
 export const AUDIT_STATUSES = ['success', 'failure', 'partial'] as const;
 export type AuditStatus = (typeof AUDIT_STATUSES)[number];
 
-/** `system` is for entries no caller made (none are written today; the column allows them). */
+/** `system` is for entries no caller made (auto-disconnect). */
 export const ACTOR_TYPES = ['user', 'api_key', 'agent', 'system'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];

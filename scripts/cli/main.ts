@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config';
 import { issueDevToken, UnknownTenantError } from './devToken';
 import { setForgeLimits } from './forgeLimits';
+import { mintDevLicenseKey } from './licenseKey';
+import { EDITION_PREFIX, LICENSE_TYPES, type LicensedEdition, type LicenseType } from '../../core/license/keys';
 import { seedCatalog } from './seedCatalog';
 
 // The operator CLI: `npx shipyard <command> …`. One function per command.
@@ -34,11 +36,25 @@ const FORGE_LIMITS_USAGE = `  shipyard forge-limits --tenant <id-or-slug> [--run
         --action-slots           actions of the tenant running at once
         --run-starts-per-minute  runs the tenant may start a minute (more: 429)`;
 
+const LICENSE_USAGE = `  shipyard license --edition <beta|standard|airgapped> --licensee <name> [--clusters N] [--nodes N]
+                   [--expires 2027-12-31] [--issued 2026-11-27] [--type selfhosted|saas|partner]
+      prints a license key signed with the local development license key (under the data folder),
+      which the API accepts while SHIPYARD_LICENSE_PUBLIC_KEY is unset (never in production);
+      see docs/licensing.md
+        --edition   the edition the key grants
+        --licensee  who it is licensed to
+        --clusters  the key's own cluster count (default 0: the edition's)
+        --nodes     the key's own node count (default 0: the edition's)
+        --expires   the last day it is valid (UTC, through 23:59:59); default: never expires
+        --issued    the issue date (default now); a Beta key's free period runs from it
+        --type      selfhosted (default), saas or partner`;
+
 const USAGE = `usage:
   shipyard --help          this text
 ${TOKEN_USAGE}
 ${SEED_USAGE}
-${FORGE_LIMITS_USAGE}`;
+${FORGE_LIMITS_USAGE}
+${LICENSE_USAGE}`;
 
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -155,7 +171,52 @@ async function forgeLimits(args: string[]): Promise<void> {
   );
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { token, seed, 'forge-limits': forgeLimits };
+/** A date option (`2027-12-31` or a full ISO time) as an ISO time; `endOfDay` for a bare date. */
+function dateOption(name: string, value: string, endOfDay: boolean): string {
+  const bare = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const time = Date.parse(bare && endOfDay ? `${value}T23:59:59.000Z` : value);
+  if (Number.isNaN(time)) throw new UsageError(`--${name} must be a date such as 2027-12-31, got "${value}"`);
+  return new Date(time).toISOString();
+}
+
+async function license(args: string[]): Promise<void> {
+  if (printedHelp(args, LICENSE_USAGE)) return;
+  const { values } = parseArgs({
+    args,
+    options: {
+      edition: { type: 'string' },
+      licensee: { type: 'string' },
+      clusters: { type: 'string', default: '0' },
+      nodes: { type: 'string', default: '0' },
+      expires: { type: 'string' },
+      issued: { type: 'string' },
+      type: { type: 'string', default: 'selfhosted' },
+    },
+  });
+  const { edition, licensee } = values;
+  if (!edition || !(edition in EDITION_PREFIX))
+    throw new UsageError(`--edition must be one of ${Object.keys(EDITION_PREFIX).join(', ')}`);
+  if (!licensee) throw new UsageError('--licensee is required');
+  if (!(LICENSE_TYPES as readonly string[]).includes(values.type))
+    throw new UsageError(`--type must be one of ${LICENSE_TYPES.join(', ')}`);
+  const key = mintDevLicenseKey(loadConfig(), {
+    edition: edition as LicensedEdition,
+    type: values.type as LicenseType,
+    clusters: count('clusters', values.clusters, 0),
+    nodes: count('nodes', values.nodes, 0),
+    licensee,
+    issued_at: values.issued ? dateOption('issued', values.issued, false) : new Date().toISOString(),
+    expires_at: values.expires ? dateOption('expires', values.expires, true) : null,
+  });
+  process.stdout.write(`${key}\n`);
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  token,
+  seed,
+  'forge-limits': forgeLimits,
+  license,
+};
 
 async function main([command, ...args]: string[]): Promise<void> {
   // Asked for, usage is the answer (stdout, exit 0); a wrong call gets it as an error (stderr, 2).

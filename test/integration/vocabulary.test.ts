@@ -12,6 +12,7 @@ import {
 } from '../../core/catalog/types';
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
+import { EDITION_PREFIX, LICENSE_TYPES } from '../../core/license/keys';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
 import { createPool } from '../../db/pool';
@@ -58,6 +59,8 @@ test.each([
   ['entities', 'source', ENTITY_SOURCES],
   ['entities', 'readme_format', README_FORMATS],
   ['entity_relations', 'type', RELATION_TYPES],
+  ['licenses', 'edition', Object.keys(EDITION_PREFIX)],
+  ['licenses', 'type', LICENSE_TYPES],
   ['entity_changelog', 'action', CHANGELOG_ACTIONS],
   ['manifests', 'manifest_type', MANIFEST_TYPES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {

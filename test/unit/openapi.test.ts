@@ -101,7 +101,7 @@ test('every authenticated operation declares the busy-database 503 with Retry-Af
   expect(runStart.responses['503'].description).toMatch(/^The workflow could not be started.*database connection/);
 });
 
-test('every operation documents the 4xx its declaration gives: 400 always, 401/403 by access, 404 by path parameter, 413/415 by body', () => {
+test('every operation documents the 4xx its declaration gives: 400 always, 401/403 by access, 404 by path parameter, 413/415 by body, 423 on a write the Beta read-only window blocks', () => {
   const doc = buildOpenApiDocument(withApiReference(apiRoutes));
   type Operation = { security: unknown[]; responses: Record<string, unknown>; 'x-required-access'?: string };
   const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods) as Operation[]);
@@ -118,7 +118,14 @@ test('every operation documents the 4xx its declaration gives: 400 always, 401/4
   const op = (doc: ReturnType<typeof buildOpenApiDocument>, path: string, method: string) =>
     (doc.paths[path] as Record<string, Operation>)[method];
   const mold = op(buildOpenApiDocument([route]), '/api/v1/forge/molds/{slug}', 'put');
-  expect(codes(mold)).toEqual(['400', '401', '403', '404', '413', '415', '429']);
+  expect(codes(mold)).toEqual(['400', '401', '403', '404', '413', '415', '423', '429']);
+  const readOnlyAnswer = (method: 'GET' | 'PUT', extra: object) =>
+    codes(
+      op(buildOpenApiDocument([{ ...route, method, ...extra }]), '/api/v1/forge/molds/{slug}', method.toLowerCase()),
+    );
+  expect(readOnlyAnswer('GET', {})).not.toContain('423');
+  expect(readOnlyAnswer('PUT', { access: 'agent' })).not.toContain('423');
+  expect(readOnlyAnswer('PUT', { readOnlyExempt: true })).not.toContain('423');
   // A status the route declares keeps its own description.
   const declared = buildOpenApiDocument([
     { ...route, responses: { ...route.responses, 404: { description: 'No mold with that slug' } } },
