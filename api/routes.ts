@@ -4,6 +4,7 @@ import { entityRoutes } from './catalog/routes';
 import { statsRoutes } from './catalog/statsRoutes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
+import { gitopsRoutes } from './gitops/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
@@ -36,4 +37,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...runRoutes,
   ...integrationRoutes,
   ...temporalCodecRoutes,
+  ...gitopsRoutes,
 ];
