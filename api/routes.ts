@@ -9,6 +9,7 @@ import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
 import { manifestRoutes } from './manifests/routes';
+import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
 import { searchRoutes } from './search/routes';
@@ -38,4 +39,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...integrationRoutes,
   ...temporalCodecRoutes,
   ...gitopsRoutes,
+  ...operationsRoutes,
 ];

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { actorOf, recordAudit } from '../audit/store';
 import type { AgentPrincipal, CallerPrincipal } from '../auth/principal';
 import { ApiError, conflict, notFound } from '../errors';
+import { clusterExists } from '../operations/clusterStore';
 import { assertUniqueResources, canMoveCommand, COMMAND_MOVES } from './rules';
 import {
-  clusterExists,
   getGitopsResource,
   lockCommand,
   queueCommand,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { statement, givenFilters, whereGiven, type Placeholders } from '../../db/statements';
+import { countsStatement } from '../operations/counting';
 import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { toIso, toIsoOrNull } from '../timestamps';
 import {
@@ -129,15 +130,6 @@ export async function replaceClusterResources(
   return { received: resources.length, created, updated: written.length - created, gone: gone.length };
 }
 
-const agentOfCluster = statement<{ cluster_id: string }, { clusterId: string }>((q, { clusterId }) =>
-  q('k8s_agents').where('cluster_id', clusterId).first('cluster_id'),
-);
-
-/** Whether the tenant has an agent registered for the cluster. */
-export async function clusterExists(db: Knex, clusterId: string): Promise<boolean> {
-  return (await agentOfCluster.first(db, { clusterId })) !== undefined;
-}
-
 export interface GitopsFilter {
   cluster?: string;
   namespace?: string;
@@ -207,51 +199,14 @@ export async function getGitopsResource(db: Knex, id: string): Promise<GitopsRes
 /** How many of one dimension's values a stats answer lists (the most frequent first). */
 export const STATS_VALUES_MAX = 100;
 
-const STATS_DIMENSIONS = {
-  by_sync_status: 'sync_status',
-  by_health_status: 'health_status',
-  by_tool: 'tool',
-  by_cluster: 'cluster_id',
-} as const;
-
-type StatsDimension = keyof typeof STATS_DIMENSIONS;
-
-// One scan for every dimension: grouping sets, each value's count, the most frequent kept.
-const resourceStats = statement<{ dimension: StatsDimension | null; value: string | null; count: number }>((q) =>
-  q.raw(
-    `select dimension, value, count from (
-       select case ${Object.entries(STATS_DIMENSIONS)
-         .map(([name, column]) => `when grouping(${column}) = 0 then '${name}'`)
-         .join(' ')} end as dimension,
-         coalesce(${Object.values(STATS_DIMENSIONS).join(', ')}) as value,
-         count(*)::int as count,
-         row_number() over (partition by grouping(${Object.values(STATS_DIMENSIONS).join(', ')})
-           order by count(*) desc, coalesce(${Object.values(STATS_DIMENSIONS).join(', ')})) as rank
-       from gitops_resources where gone_at is null
-       group by grouping sets (${Object.values(STATS_DIMENSIONS)
-         .map((column) => `(${column})`)
-         .join(', ')}, ())
-     ) counted where rank <= ${STATS_VALUES_MAX} or dimension is null`,
-  ),
+const resourceStats = countsStatement(
+  'gitops_resources where gone_at is null',
+  { by_sync_status: 'sync_status', by_health_status: 'health_status', by_tool: 'tool', by_cluster: 'cluster_id' },
+  STATS_VALUES_MAX,
 );
 
-export interface GitopsStats {
-  total: number;
-  by_sync_status: Record<string, number>;
-  by_health_status: Record<string, number>;
-  by_tool: Record<string, number>;
-  by_cluster: Record<string, number>;
-}
-
 /** Counts of the tenant's present GitOps resources; a value not reported counts as `unknown`. */
-export async function gitopsStats(db: Knex): Promise<GitopsStats> {
-  const stats: GitopsStats = { total: 0, by_sync_status: {}, by_health_status: {}, by_tool: {}, by_cluster: {} };
-  for (const { dimension, value, count } of await resourceStats.rows(db)) {
-    if (dimension === null) stats.total = count;
-    else stats[dimension][value ?? 'unknown'] = (stats[dimension][value ?? 'unknown'] ?? 0) + count;
-  }
-  return stats;
-}
+export const gitopsStats = (db: Knex) => resourceStats(db);
 
 interface CommandRow {
   id: string;
