@@ -72,6 +72,7 @@ export const gitopsRoutes = [
     responses: {
       200: { description: 'What the push changed', schema: gitopsPushResultSchema },
       403: { description: '`cluster_id` is not the cluster the agent token was issued for' },
+      404: { description: 'The token’s cluster has no registered agent (it was deleted)' },
       413: { description: 'More resources than SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH, or the body over BODY_LIMIT' },
     },
     handler: ({ db, auth, body, deps }) =>

@@ -118,6 +118,8 @@ describe('POST /k8s/gitops/push', () => {
     const id = await idOf('checkout');
     expect((await call(east.token, 'POST', `/operations/gitops/${id}/sync`)).status).toBe(401);
     expect((await call(adminA.token, 'GET', '/k8s/east/gitops/commands')).status).toBe(401);
+    const report = { status: 'running' };
+    expect((await call(adminA.token, 'PATCH', `/k8s/east/gitops/commands/${randomUUID()}`, report)).status).toBe(401);
   });
 });
 
