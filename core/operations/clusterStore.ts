@@ -91,21 +91,25 @@ interface NodeRow {
 }
 
 // The cluster's present workloads, and the flow endpoints that are none of them (traffic to or
-// from something the agent does not report as a workload), by name.
+// from something the agent does not report as a workload), by name. Each endpoint is looked up
+// in k8s_workloads_by_cluster_name, not in the first part's rows (which have no index).
 const topologyNodes = statement<NodeRow, { clusterId: string; limit: number }>((q, { clusterId, limit }) =>
   q.raw(
-    `select * from (
+    `with endpoints as (
+       select f.tenant_id, f.source_namespace as namespace, f.source_name as name
+         from k8s_network_flows f where f.cluster_id = ?
+       union
+       select f.tenant_id, f.destination_namespace, f.destination_name from k8s_network_flows f where f.cluster_id = ?
+     )
+     select * from (
        select w.id, w.namespace, w.name, w.kind, ${STATUS_SQL} as status
          from k8s_workloads w where w.cluster_id = ? and w.gone_at is null
-       union
-       select null, e.namespace, e.name, null, null from k8s_network_flows f
-         cross join lateral (values (f.source_namespace, f.source_name), (f.destination_namespace, f.destination_name))
-           as e(namespace, name)
-         where f.cluster_id = ? and not exists (
-           select 1 from k8s_workloads w where w.cluster_id = f.cluster_id and w.namespace = e.namespace
-             and w.name = e.name and w.gone_at is null)
+       union all
+       select null, e.namespace, e.name, null, null from endpoints e
+         where not exists (select 1 from k8s_workloads w where w.tenant_id = e.tenant_id and w.cluster_id = ?
+           and w.namespace = e.namespace and w.name = e.name and w.gone_at is null)
      ) nodes order by namespace, name, kind nulls last limit ?`,
-    [clusterId, clusterId, limit],
+    [clusterId, clusterId, clusterId, clusterId, limit],
   ),
 );
 
@@ -226,7 +230,9 @@ export async function clusterStats(db: Knex, clusterId: string) {
 }
 
 // Per cluster: its present workloads, those a flow reaches (ingress) and those a flow leaves
-// (egress), and its flows, those between namespaces among them.
+// (egress), and its flows, those between namespaces among them. Each workload is looked up once
+// per direction in a flow index (two probes per workload, whatever the data's statistics say);
+// materialized, so the counts below do not repeat the probes.
 const policySignals = statement<{
   cluster_id: string;
   workloads: number;
@@ -237,7 +243,7 @@ const policySignals = statement<{
   cross_namespace_flows: number;
 }>((q) =>
   q.raw(
-    `with marked as (
+    `with marked as materialized (
        select w.cluster_id,
          exists (select 1 from k8s_network_flows f where f.tenant_id = w.tenant_id and f.cluster_id = w.cluster_id
            and f.destination_namespace = w.namespace and f.destination_name = w.name) as ingress,

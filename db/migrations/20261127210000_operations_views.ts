@@ -2,11 +2,13 @@ import type { Knex } from 'knex';
 
 // The operations views' reads: /operations/resources and the zombie lists page the tenant's
 // workloads in id order; a cluster's network flows page in id order; the network-policy signal
-// and the topology look a workload up as a flow's destination as well as its source (the
-// table's unique key already serves the source).
+// looks a workload up as a flow's destination as well as its source (the table's unique key
+// already serves the source); the topology looks a flow's endpoint up among the workloads by
+// namespace and name (their unique key has the kind between them).
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create index k8s_workloads_by_id on k8s_workloads (tenant_id, id);
+    create index k8s_workloads_by_cluster_name on k8s_workloads (tenant_id, cluster_id, namespace, name);
     create index k8s_network_flows_by_id on k8s_network_flows (tenant_id, cluster_id, id);
     create index k8s_network_flows_by_destination
       on k8s_network_flows (tenant_id, cluster_id, destination_namespace, destination_name);
@@ -14,5 +16,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop index k8s_workloads_by_id, k8s_network_flows_by_id, k8s_network_flows_by_destination');
+  await knex.raw(
+    'drop index k8s_workloads_by_id, k8s_workloads_by_cluster_name, k8s_network_flows_by_id, k8s_network_flows_by_destination',
+  );
 }
