@@ -1,3 +1,4 @@
+import { loadConfig } from '../../core/config';
 import { assertUniqueResources, canMoveCommand } from '../../core/gitops/rules';
 import { GITOPS_COMMAND_STATUSES } from '../../core/gitops/types';
 import { derivedPods, workloadEvents } from '../../core/operations/rules';
@@ -92,5 +93,17 @@ describe('workload events', () => {
       ['Deployed', '2026-11-10', 'checkout:0 → checkout:1'],
       ['FirstSeen', '2026-11-01', 'First reported by its cluster’s agent'],
     ]);
+  });
+});
+
+describe('operations settings', () => {
+  test('default to 5,000 resources a push and a 7-day zombie age, and read both from the environment', () => {
+    expect(loadConfig({}).operations).toEqual({ gitopsMaxResourcesPerPush: 5000, zombieAgeMs: 7 * 86_400_000 });
+    const set = loadConfig({ SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH: '20', SHIPYARD_OPERATIONS_ZOMBIE_AGE: '36h' });
+    expect(set.operations).toEqual({ gitopsMaxResourcesPerPush: 20, zombieAgeMs: 36 * 3_600_000 });
+    expect(() => loadConfig({ SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH: '0' })).toThrow(
+      /SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH/,
+    );
+    expect(() => loadConfig({ SHIPYARD_OPERATIONS_ZOMBIE_AGE: 'soon' })).toThrow(/SHIPYARD_OPERATIONS_ZOMBIE_AGE/);
   });
 });
