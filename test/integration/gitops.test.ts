@@ -109,6 +109,15 @@ describe('POST /k8s/gitops/push', () => {
     }
   });
 
+  test('a token whose cluster has no agent any more is a 404, not a 500', async () => {
+    const gone = await seedCluster(api.deps.db, adminA.tenantId, 'decommissioned');
+    await withTenant(api.deps.db, adminA.tenantId, (trx) =>
+      trx('k8s_agents').where({ cluster_id: 'decommissioned' }).del(),
+    );
+    const res = await push(gone, [resource('orphan')]);
+    expect(res.status).toBe(404);
+  });
+
   test('user tokens are refused on the push, agent tokens on the user routes', async () => {
     const asUser = await call(adminA.token, 'POST', '/k8s/gitops/push', { cluster_id: 'east', resources: [] });
     expect(asUser.status).toBe(401);
