@@ -4,12 +4,14 @@ import { entityRoutes } from './catalog/routes';
 import { statsRoutes } from './catalog/statsRoutes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
+import { gitopsRoutes } from './gitops/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
 import { agentRoutes } from './k8s/agentRoutes';
 import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
+import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
 import { searchRoutes } from './search/routes';
@@ -40,4 +42,6 @@ export const apiRoutes: RouteDefinition[] = [
   ...temporalCodecRoutes,
   ...agentRoutes,
   ...licenseRoutes,
+  ...gitopsRoutes,
+  ...operationsRoutes,
 ];

@@ -135,7 +135,25 @@ export interface Config {
     /** How long a process trusts its knowledge of whether a tenant is read-only (writes only). */
     readOnlyCacheMs: number;
   };
+  operations: OperationsConfig;
 }
+
+// Operations and GitOps (issue 38)
+/** Cluster data views and the GitOps push (docs/operations-views.md, docs/limits.md). */
+export interface OperationsConfig {
+  /** The most resources one POST /k8s/gitops/push may hold; more is a 413. */
+  gitopsMaxResourcesPerPush: number;
+  /** How long a workload must have been known, or silent, before it counts as a zombie (ms). */
+  zombieAgeMs: number;
+}
+
+function operationsFrom(env: Env): OperationsConfig {
+  return {
+    gitopsMaxResourcesPerPush: positiveIntFrom(env, 'SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH', 5000),
+    zombieAgeMs: durationFrom(env, 'SHIPYARD_OPERATIONS_ZOMBIE_AGE', '7d'),
+  };
+}
+// End of operations and GitOps (issue 38)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -312,5 +330,6 @@ export function loadConfig(env: Env = process.env): Config {
       autoDisconnectIntervalMs: durationFrom(env, 'SHIPYARD_AUTO_DISCONNECT_INTERVAL', '1d'),
       readOnlyCacheMs: durationFrom(env, 'SHIPYARD_LICENSE_READ_ONLY_CACHE', '10s'),
     },
+    operations: operationsFrom(env),
   };
 }

@@ -10,6 +10,7 @@ import {
   RELATION_TYPES,
   TIERS,
 } from '../../core/catalog/types';
+import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gitops/types';
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { EDITION_PREFIX, LICENSE_TYPES } from '../../core/license/keys';
@@ -53,6 +54,8 @@ test.each([
   ['run_logs', 'level', LOG_LEVELS],
   ['run_decisions', 'decision', DECISION_KINDS],
   ['forge_slots', 'kind', SLOT_KINDS],
+  ['gitops_commands', 'action', GITOPS_COMMAND_ACTIONS],
+  ['gitops_commands', 'status', GITOPS_COMMAND_STATUSES],
   ['entities', 'type', ENTITY_TYPES],
   ['entities', 'lifecycle', LIFECYCLES],
   ['entities', 'tier', TIERS],
