@@ -38,7 +38,13 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(errorHandler());
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
-  app.use(jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits, agentPushBudgets(deps.config.agents)));
+  app.use(
+    jsonBody(
+      deps.config.bodyLimitBytes,
+      deps.config.inputLimits,
+      agentPushBudgets(deps.config.agents, deps.config.operations),
+    ),
+  );
   app.use(referenceAssets());
   app.use(api);
   return app;

@@ -12,6 +12,7 @@ import type { AgentPrincipal } from '../../core/auth/principal';
 import { notFound } from '../../core/errors';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
+import { GITOPS_PUSH_PATH } from '../k8s/pushBudgets';
 import {
   agentClusterParams,
   agentCommandParams,
@@ -63,7 +64,7 @@ const queueRoute = (action: GitopsCommandAction) =>
 export const gitopsRoutes = [
   defineRoute({
     method: 'POST',
-    path: '/k8s/gitops/push',
+    path: GITOPS_PUSH_PATH,
     tag: 'Cluster agents',
     access: 'agent',
     summary:
@@ -73,7 +74,10 @@ export const gitopsRoutes = [
       200: { description: 'What the push changed', schema: gitopsPushResultSchema },
       403: { description: '`cluster_id` is not the cluster the agent token was issued for' },
       404: { description: 'The token’s cluster has no registered agent (it was deleted)' },
-      413: { description: 'More resources than SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH, or the body over BODY_LIMIT' },
+      413: {
+        description:
+          'More resources than SHIPYARD_GITOPS_MAX_RESOURCES_PER_PUSH, or the body over SHIPYARD_AGENT_PUSH_BODY_LIMIT',
+      },
     },
     handler: ({ db, auth, body, deps }) =>
       pushGitopsResources(db, auth, body, deps.config.operations.gitopsMaxResourcesPerPush),

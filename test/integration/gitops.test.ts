@@ -109,6 +109,15 @@ describe('POST /k8s/gitops/push', () => {
     }
   });
 
+  test('a push larger than a general body (more items than any other array may hold) is taken whole, as an agent push', async () => {
+    const bulk = await sessionToken({ tenant: `gitops-bulk-${run}`, email: 'admin@bulk.test', roles: ['admin'] });
+    const cluster = await seedCluster(api.deps.db, bulk.tenantId, 'bulk');
+    const many = Array.from({ length: api.deps.config.inputLimits.jsonArrayItems + 1 }, (_, i) => resource(`r${i}`));
+    const res = await push(cluster, many);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: many.length });
+  });
+
   test('a token whose cluster has no agent any more is a 404, not a 500', async () => {
     const gone = await seedCluster(api.deps.db, adminA.tenantId, 'decommissioned');
     await withTenant(api.deps.db, adminA.tenantId, (trx) =>
