@@ -78,6 +78,18 @@ type ResponseBody<R> = number extends keyof R
       ? void
       : unknown;
 
+/**
+ * A handler's answer with another 2xx its route declares than the first (a parked
+ * registration's 202 beside the 201): the router sends `body` with `status`, and refuses a
+ * status the route does not declare.
+ */
+export class OtherSuccess<S extends number = number, B = unknown> {
+  constructor(
+    readonly status: S,
+    readonly body: B,
+  ) {}
+}
+
 /** The authenticated caller a route receives, by its access level. */
 type AuthFor<A> = A extends 'public' ? undefined : A extends 'agent' ? AgentPrincipal : CallerPrincipal;
 
@@ -106,7 +118,8 @@ export interface HandlerInput<P, Q, B, A = Access, T extends TransactionMode = T
 /**
  * One endpoint, declared once: its path (OpenAPI style, `{id}`), input schemas, responses and
  * handler. The same declaration drives routing, validation and the OpenAPI document.
- * The handler's return value becomes the body, sent with the first 2xx status of `responses`.
+ * The handler's return value becomes the body, sent with the first 2xx status of `responses`
+ * (or, returned as an OtherSuccess, with another 2xx it declares).
  */
 export interface RouteDefinition {
   method: HttpMethod;
@@ -172,7 +185,7 @@ export function defineRoute<
   responses: R;
   handler: (
     input: HandlerInput<Derive<P>, Derive<Q>, B extends Schema ? Derive<B> : undefined, A, T>,
-  ) => NoInfer<ResponseBody<R> | Promise<ResponseBody<R>>>;
+  ) => NoInfer<ResponseBody<R> | OtherSuccess | Promise<ResponseBody<R> | OtherSuccess>>;
 }): RouteDefinition {
   // The generic types above only check the handler against its schemas; at run time a route
   // is the plain declaration.

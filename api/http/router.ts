@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps';
 import { rateLimited } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { Release } from '../../core/keyedGate';
-import { blockedWhileReadOnly, successStatus, type RouteDefinition } from './route';
+import { blockedWhileReadOnly, OtherSuccess, successStatus, type RouteDefinition } from './route';
 import { compileBody, compileParams, compileQuery } from './validation';
 
 export const API_PREFIX = '/api/v1';
@@ -143,10 +143,12 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
           release();
         }
       }
-      // A handler may answer another 2xx its route declares (a parked registration's 202).
-      const answered = ctx.status !== status && ctx.status >= 200 && ctx.status < 300 && ctx.status in route.responses;
-      ctx.status = answered ? ctx.status : status;
-      if (ctx.status !== 204) ctx.body = result;
+      const answer = result instanceof OtherSuccess ? result : undefined;
+      if (answer && !(answer.status in route.responses)) {
+        throw new Error(`${route.method} ${route.path} answered ${answer.status}, which it does not declare`);
+      }
+      ctx.status = answer?.status ?? status;
+      if (ctx.status !== 204) ctx.body = answer ? answer.body : result;
     });
   }
   // Each router answers its routes and, for a path it knows under another method, the 405 (or

@@ -5,7 +5,7 @@ import { findAgent, listAgents, type AgentRow } from '../../core/k8s/agentStore'
 import type { Agent } from '../../core/k8s/types';
 import type { AgentConfig } from '../../core/config';
 import { pushNetworkFlows, pushWorkloads } from '../../core/k8s/pushCommands';
-import { defineRoute, linksTo } from '../http/route';
+import { defineRoute, linksTo, OtherSuccess } from '../http/route';
 import { NETWORK_FLOWS_PATH, PUSH_PATH } from './pushBudgets';
 import {
   agentListSchema,
@@ -60,13 +60,14 @@ export const agentRoutes = [
         schema: parkedSchema,
       },
     },
-    handler: async ({ db, auth, body, ctx }) => {
+    handler: async ({ db, auth, body }) => {
       const outcome = await registerAgent(db, auth, body);
       if (outcome.registered) return { cluster_id: outcome.cluster_id, token: outcome.token };
-      ctx.status = 202;
-      // The handler's type follows the first 2xx (201); the router sends this with the 202's.
-      const parked = { cluster_id: outcome.cluster_id, status: outcome.status, attempts: outcome.attempts };
-      return parked as unknown as { cluster_id: string; token: string };
+      return new OtherSuccess(202, {
+        cluster_id: outcome.cluster_id,
+        status: outcome.status,
+        attempts: outcome.attempts,
+      });
     },
   }),
   defineRoute({

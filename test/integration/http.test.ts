@@ -1,5 +1,5 @@
 import { apiRoutes } from '../../api/routes';
-import { defineRoute } from '../../api/http/route';
+import { defineRoute, OtherSuccess } from '../../api/http/route';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { callApi, jsonOf, sessionToken, startApi, testConfig, testDeps, type TestApi } from '../support/harness';
@@ -36,6 +36,20 @@ const probeRoutes = [
       },
     },
     handler: ({ params, query, body }) => ({ name: params.name, text: body.text.repeat(query.times ?? 1) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/answer/{status}',
+    tag: 'Test',
+    access: 'public',
+    summary: 'answers with the status it is asked for',
+    params: { type: 'object', properties: { status: { type: 'integer' } }, required: ['status'] },
+    responses: {
+      200: { description: 'the first 2xx', schema: { type: 'object', properties: { first: { type: 'boolean' } } } },
+      202: { description: 'another 2xx', schema: { type: 'object', properties: { other: { type: 'boolean' } } } },
+    },
+    handler: ({ params }) =>
+      params.status === 200 ? { first: true } : new OtherSuccess(params.status, { other: true }),
   }),
   defineRoute({
     method: 'GET',
@@ -305,6 +319,18 @@ describe('API reference', () => {
       expectEnvelope(await jsonOf(res), 'NOT_FOUND');
     }
   });
+});
+
+test('a handler answers another declared 2xx with OtherSuccess; a status its route does not declare is a 500', async () => {
+  const answer = async (status: number) => {
+    const res = await fetch(`${api.url}/api/v1/answer/${status}`);
+    return { status: res.status, body: await jsonOf(res) };
+  };
+  expect(await answer(200)).toEqual({ status: 200, body: { first: true } });
+  expect(await answer(202)).toEqual({ status: 202, body: { other: true } });
+  const undeclared = await answer(203);
+  expect(undeclared.status).toBe(500);
+  expectEnvelope(undeclared.body, 'INTERNAL');
 });
 
 test('a response that drifts from its declared schema fails the suite that provoked it', async () => {
