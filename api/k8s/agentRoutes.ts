@@ -60,8 +60,8 @@ export const agentRoutes = [
         schema: parkedSchema,
       },
     },
-    handler: async ({ db, auth, body }) => {
-      const outcome = await registerAgent(db, auth, body);
+    handler: async ({ db, auth, body, deps }) => {
+      const outcome = await registerAgent(db, auth, body, deps.licensePublicKey);
       if (outcome.registered) return { cluster_id: outcome.cluster_id, token: outcome.token };
       return new OtherSuccess(202, {
         cluster_id: outcome.cluster_id,

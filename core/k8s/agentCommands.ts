@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Knex } from 'knex';
 import { recordAudit } from '../audit/store';
 import type { AgentPrincipal, CallerPrincipal } from '../auth/principal';
@@ -30,11 +31,12 @@ export async function registerAgent(
   trx: Knex,
   principal: CallerPrincipal,
   registration: AgentRegistration,
+  licensePublicKey: KeyObject,
 ): Promise<RegistrationOutcome> {
   const clusterId = registration.cluster_id;
   await lockRegistrations(trx, principal.tenantId);
   const active = await activeClusterIds(trx);
-  const { clusters: limit } = await tenantLimits(trx);
+  const { clusters: limit } = await tenantLimits(trx, licensePublicKey);
   if (!active.has(clusterId) && limit !== 0 && active.size >= limit) {
     const pending = await parkRegistration(trx, principal.tenantId, registration);
     await recordAudit(trx, principal, {

@@ -9,7 +9,7 @@ import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { withTenant } from '../../db/tenancy';
 import { resourceLimits, type ResourceLimits } from './editions';
-import { verifiedOrUndefined, verifyLicenseKey } from './keys';
+import { verifyLicenseKey } from './keys';
 import {
   betaGraceWorkflowId,
   LICENSE_CHANGED_SIGNAL,
@@ -25,8 +25,9 @@ import {
   grantCluster,
   licenseUsage,
   lockLicensePastBetaGrace,
-  readLicense,
+  readVerifiedLicense,
   startBetaGrace,
+  tenantLimits,
   upsertLicense,
   type Disconnection,
 } from './store';
@@ -40,12 +41,6 @@ export interface LicenseContext {
   /** The key license keys are verified with (core/license/keys.ts licensePublicKey). */
   publicKey: KeyObject;
   temporal: Client;
-}
-
-/** The tenant's stored license, and whether its key still verifies (else: free limits). */
-async function readVerifiedLicense(trx: Knex, publicKey: KeyObject) {
-  const row = await readLicense(trx);
-  return { row, verified: row !== undefined && verifiedOrUndefined(row.license_key, publicKey) !== undefined };
 }
 
 /**
@@ -88,8 +83,7 @@ export async function readLicenseUsage(
   trx: Knex,
   publicKey: KeyObject,
 ): Promise<{ resource_limits: ResourceLimits; resource_usage: ResourceUsage[] }> {
-  const { row, verified } = await readVerifiedLicense(trx, publicKey);
-  const limits = resourceLimits(verified ? row : undefined, await approvedClusters(trx));
+  const limits = await tenantLimits(trx, publicKey);
   return { resource_limits: limits, resource_usage: resourceUsage(await licenseUsage(trx), limits) };
 }
 

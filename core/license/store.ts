@@ -1,19 +1,23 @@
 import type { Knex } from 'knex';
-import { resourceLimits, type LicensedLimits, type ResourceLimits } from './editions';
-import type { LicensePayload } from './keys';
+import type { KeyObject } from 'node:crypto';
+import { resourceLimits, type ResourceLimits } from './editions';
+import { verifiedOrUndefined, type LicensePayload } from './keys';
 import type { LicenseRow, UsageResource } from './rules';
 
+/** The tenant's stored license, and whether its key still verifies with `publicKey`. */
+export async function readVerifiedLicense(trx: Knex, publicKey: KeyObject) {
+  const row = await readLicense(trx);
+  return { row, verified: row !== undefined && verifiedOrUndefined(row.license_key, publicKey) !== undefined };
+}
+
 /**
- * The calling tenant's limits (in its transaction: RLS picks the tenant's rows), from its
- * license and the clusters approved on top of it. It trusts the columns written when the key
- * was verified at activation; GET /license re-verifies the stored key.
+ * The calling tenant's limits (in its transaction: RLS picks the tenant's rows): its license's
+ * while the stored key still verifies, else the free edition's (license data unreadable), plus
+ * the clusters approved on top.
  */
-export async function tenantLimits(trx: Knex): Promise<ResourceLimits> {
-  const [license, grants] = await Promise.all([
-    trx('licenses').first<LicensedLimits | undefined>('edition', 'clusters', 'nodes'),
-    approvedClusters(trx),
-  ]);
-  return resourceLimits(license, grants);
+export async function tenantLimits(trx: Knex, publicKey: KeyObject): Promise<ResourceLimits> {
+  const [{ row, verified }, approved] = await Promise.all([readVerifiedLicense(trx, publicKey), approvedClusters(trx)]);
+  return resourceLimits(verified ? row : undefined, approved);
 }
 
 export async function approvedClusters(trx: Knex): Promise<number> {

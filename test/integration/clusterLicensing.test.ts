@@ -5,7 +5,7 @@ import { devKey, endedBetaKey } from '../support/licenseSuite';
 // next attempt once the tenant's allowance grows (an approval, a license covering more
 // clusters), and agent traffic keeps working through the Beta read-only window.
 
-const { call, freshTenant, register, newCluster } = useAgentsSuite();
+const { call, freshTenant, register, newCluster, inTenant } = useAgentsSuite();
 
 const workload = { name: 'checkout', namespace: 'shop', kind: 'Deployment', replicas: 1, ready_replicas: 1 };
 
@@ -39,6 +39,16 @@ test('activating a license that covers more clusters lets the next attempt succe
   const activated = await call(admin.token, 'POST', '/license/activate', { license_key: devKey({ clusters: 5 }) });
   expect(activated.status).toBe(200);
   expect((await register(admin, 'second')).status).toBe(201);
+});
+
+test('a stored license whose key no longer verifies counts as unreadable: registrations get the free limit', async () => {
+  const { admin } = await newCluster('unreadable');
+  expect((await call(admin.token, 'POST', '/license/activate', { license_key: devKey({ clusters: 5 }) })).status).toBe(
+    200,
+  );
+  await inTenant(admin.tenantId, (trx) => trx('licenses').update({ license_key: trx.raw("license_key || 'x'") }));
+  expect((await register(admin, 'second')).status).toBe(202);
+  expect((await call(admin.token, 'GET', '/license')).body).toMatchObject({ is_valid: false, edition: 'free' });
 });
 
 test('in the Beta read-only window a user write is refused with 423, while heartbeats and pushes of agents keep working', async () => {

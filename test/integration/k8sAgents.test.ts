@@ -83,14 +83,19 @@ describe('registration and the cluster limit', () => {
     let firstRegistered!: () => void;
     const registeredOnce = new Promise<void>((resolve) => (firstRegistered = resolve));
     const first = withTenant(db, admin.tenantId, async (trx) => {
-      const outcome = await registerAgent(trx, principal, { cluster_id: 'first', display_name: 'first' });
+      const outcome = await registerAgent(
+        trx,
+        principal,
+        { cluster_id: 'first', display_name: 'first' },
+        suite.api.deps.licensePublicKey,
+      );
       firstRegistered();
       await firstMayCommit; // still uncommitted while the second one counts
       return outcome;
     });
     await registeredOnce;
     const second = withTenant(db, admin.tenantId, (trx) =>
-      registerAgent(trx, principal, { cluster_id: 'second', display_name: 'second' }),
+      registerAgent(trx, principal, { cluster_id: 'second', display_name: 'second' }, suite.api.deps.licensePublicKey),
     );
     const early = await Promise.race([second.then(() => 'finished'), sleep(300).then(() => 'waiting')]);
     holdFirst();
