@@ -23,7 +23,10 @@ export interface WorkloadRecord {
  *   workload of it is new, returns or changed images, and otherwise at most once a minute: agents
  *   push every 30 to 60 s, and rewriting every entity (all its indexes, a reindex) each time is
  *   most of a steady push's cost. `matched` adds the known entities left alone.
- * - `upserted`: every pushed workload; one that had gone returns (gone_at cleared).
+ * - `upserted`: the pushed workloads that are new, changed, return (gone_at cleared) or were last
+ *   seen over a minute ago; an unchanged one is not rewritten on every push (agents push every 30
+ *   to 60 s, and rewriting each row was most of a steady push's cost), so `last_seen_at` is exact
+ *   to the minute.
  * - `gone`: the cluster's present workloads the push left out; `unlinked` queues their entities
  *   for reindexing.
  * - `deployed`: a deployment row per workload whose images changed.
@@ -68,12 +71,17 @@ upserted as (
     labels = excluded.labels, annotations = excluded.annotations, replicas = excluded.replicas,
     ready_replicas = excluded.ready_replicas, images = excluded.images, conditions = excluded.conditions,
     entity_id = excluded.entity_id, last_seen_at = now(), gone_at = null
+   where (w.labels, w.annotations, w.replicas, w.ready_replicas, w.images, w.conditions, w.entity_id)
+         is distinct from (excluded.labels, excluded.annotations, excluded.replicas, excluded.ready_replicas,
+           excluded.images, excluded.conditions, excluded.entity_id)
+      or w.gone_at is not null or w.last_seen_at < now() - interval '1 minute'
   returning w.id, w.labels, w.annotations, w.replicas, w.ready_replicas, w.images, w.conditions, w.entity_id
 ),
 gone as (
   update k8s_workloads w set gone_at = now()
    where w.cluster_id = ? and w.gone_at is null
-     and w.id not in (select id from upserted) -- a hashed subplan: one probe per row
+     -- a hashed subplan: one probe per row
+     and (w.namespace, w.kind, w.name) not in (select namespace, kind, name from input)
   returning w.id, w.entity_id
 ),
 unlinked as (
