@@ -72,25 +72,34 @@ async function parse(req: Parameters<typeof json>[0], limitBytes: number): Promi
   }
 }
 
+/** Where the JSON string opened by the quote at `open` closes: the next quote no backslash escapes. */
+function closingQuote(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (end === -1 || backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
 /**
  * Which budget JSON text is over, if any: more than `maxDepth` arrays and objects open at once, or
- * an array of more than `maxItems` items. One pass over the text; brackets and commas inside
- * strings are ignored.
+ * an array of more than `maxItems` items. One pass over the text (already parsed, so valid);
+ * strings are skipped whole (indexOf), so brackets and commas inside them are ignored.
  */
 export function overJsonBudget(text: string, maxDepth: number, maxItems: number): 'depth' | 'items' | undefined {
   // Per open container: its items so far in an array, -1 in an object.
   const items: number[] = [];
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '[' || char === '{') {
-      if (items.push(char === '[' ? 0 : -1) > maxDepth) return 'depth';
-    } else if (char === ']' || char === '}') items.pop();
-    else if (char === ',' && items.length && items[items.length - 1] >= 0) {
+    const char = text.charCodeAt(i);
+    if (char === 0x22 /* " */) {
+      i = closingQuote(text, i);
+      if (i === -1) return undefined;
+    } else if (char === 0x5b /* [ */ || char === 0x7b /* { */) {
+      if (items.push(char === 0x5b ? 0 : -1) > maxDepth) return 'depth';
+    } else if (char === 0x5d /* ] */ || char === 0x7d /* } */) items.pop();
+    else if (char === 0x2c /* , */ && items.length && items[items.length - 1] >= 0) {
       // Commas separate items: the n-th comma starts item n + 1.
       if (++items[items.length - 1] >= maxItems) return 'items';
     }

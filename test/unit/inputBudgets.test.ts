@@ -57,6 +57,8 @@ test('a JSON body’s depth is found on its text in one pass, brackets inside st
   expect(deeperThan('[[[1]]]', 3)).toBe(false);
   expect(deeperThan('[[[[1]]]]', 3)).toBe(true);
   expect(deeperThan(JSON.stringify({ a: '[[[[{{{{', b: ['\\"[[[['] }), 2)).toBe(false);
+  // A string that ends in a backslash closes at its quote: what follows counts.
+  expect(deeperThan(JSON.stringify({ a: 'ends in \\', b: [[[1]]] }), 3)).toBe(true);
   expect(deeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 64)).toBe(true);
 });
 
