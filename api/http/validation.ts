@@ -43,32 +43,23 @@ function toDetails(where: string, errors: ErrorObject[] | null | undefined): Err
   });
 }
 
-/** Whether a string or a key anywhere in `value` holds the NUL character (iterative: any depth). */
-function holdsNul(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next === 'string') {
-      if (next.includes('\u0000')) return true;
-    } else if (next && typeof next === 'object') {
-      for (const [key, field] of Object.entries(next)) {
-        if (key.includes('\u0000')) return true;
-        pending.push(field);
-      }
-    }
-  }
-  return false;
-}
+/**
+ * Whether `value` may hold the NUL character: JSON text writes it as the escape \u0000, so a value
+ * whose text has no such escape holds none (one native pass). Text that only looks like it (an
+ * escaped backslash before u0000) is a false alarm nulPath then clears. A body reaches it within
+ * the JSON depth budget (jsonBody), so the native recursion is bounded.
+ */
+const mayHoldNul = (value: unknown): boolean => JSON.stringify(value)?.includes('\\u0000') ?? false;
 
 /**
  * Where in `value` a string (or a key) holds the NUL character, or undefined. PostgreSQL stores
  * no NUL in text or jsonb, so such input is refused here, for every route, as the caller's
  * mistake rather than failing in the database as the server's. Iterative, so no value can
- * exhaust the stack, whatever its depth. The path is built only once holdsNul found one: a large
+ * exhaust the stack, whatever its depth. The path is built only once mayHoldNul found one: a large
  * body (an agent's push) is otherwise walked without a path per value.
  */
 function nulPath(value: unknown): string[] | undefined {
-  if (!holdsNul(value)) return undefined;
+  if (!mayHoldNul(value)) return undefined;
   const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
   for (let next = pending.pop(); next; next = pending.pop()) {
     if (next.path[next.path.length - 1]?.includes('\u0000')) return next.path;
