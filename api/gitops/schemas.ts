@@ -5,11 +5,9 @@ import { countsSchema } from '../operations/schemas';
 
 // Request and response schemas of the GitOps routes (api/gitops/routes.ts).
 
-// Free text is bounded too.
+// Free text is bounded like the names (k8sName).
 const shortText = { type: ['string', 'null'], maxLength: 256 } as const;
 const urlText = { type: ['string', 'null'], maxLength: 2048 } as const;
-
-export const clusterIdProperty = k8sName;
 
 const labelsSchema = {
   type: 'object',
@@ -168,24 +166,10 @@ export const commandReportSchema = {
   additionalProperties: false,
 } as const;
 
-export const agentClusterParams = {
-  type: 'object',
-  required: ['clusterId'],
-  properties: { clusterId: clusterIdProperty },
-  additionalProperties: false,
-} as const;
-
 export const agentCommandParams = {
   type: 'object',
   required: ['clusterId', 'commandId'],
-  properties: { clusterId: clusterIdProperty, commandId: { type: 'string', format: 'uuid' } },
-  additionalProperties: false,
-} as const;
-
-export const resourceIdParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', format: 'uuid' } },
+  properties: { clusterId: k8sName, commandId: { type: 'string', format: 'uuid' } },
   additionalProperties: false,
 } as const;
 

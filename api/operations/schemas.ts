@@ -17,7 +17,8 @@ const statusProperty = {
     'gone: no longer pushed; scaled_to_zero: 0 replicas wanted; unavailable: none ready; degraded: some ready; healthy: all ready',
 } as const;
 
-export const workloadIdParams = {
+/** The `{id}` path parameter of a workload or a GitOps resource. */
+export const uuidIdParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', format: 'uuid' } },
