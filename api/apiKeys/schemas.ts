@@ -1,6 +1,6 @@
 import { API_KEY_LIST_FILTERS } from '../../core/apiKeys/types';
 import { SCOPES } from '../../core/auth/permissions';
-import { keysetListQuery } from '../http/pagination';
+import { keysetListQuery, keysetPageSchema } from '../http/pagination';
 
 const scopes = { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: SCOPES } } as const;
 
@@ -84,15 +84,7 @@ export const apiKeyListQuery = {
   additionalProperties: false,
 } as const;
 
-export const apiKeyListSchema = {
-  type: 'object',
-  required: ['keys', 'next_cursor'],
-  properties: {
-    keys: { type: 'array', items: apiKeySchema },
-    next_cursor: { type: 'string', description: "The cursor of the next page; '' when there is none" },
-  },
-  additionalProperties: false,
-} as const;
+export const apiKeyListSchema = keysetPageSchema('keys', apiKeySchema);
 
 export const keyIdParams = {
   type: 'object',

@@ -13,8 +13,8 @@ import { notFound } from '../../core/errors';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { GITOPS_PUSH_PATH } from '../k8s/pushBudgets';
+import { clusterParams, uuidIdParams } from '../operations/schemas';
 import {
-  agentClusterParams,
   agentCommandParams,
   agentCommandsSchema,
   commandReportSchema,
@@ -26,7 +26,6 @@ import {
   gitopsPushSchema,
   gitopsStatsSchema,
   queuedCommandSchema,
-  resourceIdParams,
 } from './schemas';
 
 // GitOps: agents push their cluster's resources and read and report the commands users queue;
@@ -53,7 +52,7 @@ const queueRoute = (action: GitopsCommandAction) =>
     tag: 'Operations',
     access: 'operations:write',
     summary: `Queue a ${action} of the resource for its cluster’s agent (audited); the agent reads it from GET /k8s/{clusterId}/gitops/commands`,
-    params: resourceIdParams,
+    params: uuidIdParams,
     responses: {
       202: { description: '`{command}`, pending', schema: queuedCommandSchema },
       409: { description: 'The resource is gone: its agent no longer reports it' },
@@ -88,7 +87,7 @@ export const gitopsRoutes = [
     tag: 'Cluster agents',
     access: 'agent',
     summary: `The cluster’s pending GitOps commands, oldest first (at most ${PENDING_COMMANDS_MAX}); another cluster than the token’s is a 404`,
-    params: agentClusterParams,
+    params: clusterParams,
     responses: { 200: { description: '`{commands}`', schema: agentCommandsSchema } },
     handler: async ({ db, auth, params }) => {
       requireOwnCluster(auth, params.clusterId);
@@ -143,7 +142,7 @@ export const gitopsRoutes = [
     tag: 'Operations',
     access: 'operations:read',
     summary: `A GitOps resource and its ${RECENT_COMMANDS} most recent commands`,
-    params: resourceIdParams,
+    params: uuidIdParams,
     responses: { 200: { description: '`{resource, commands}`', schema: gitopsDetailSchema } },
     handler: async ({ db, params }) => {
       const resource = await getGitopsResource(db, params.id);

@@ -1,14 +1,13 @@
 import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gitops/types';
-import { keysetListQuery } from '../http/pagination';
+import { keysetListQuery, keysetPageSchema } from '../http/pagination';
+import { k8sName } from '../k8s/schemas';
+import { countsSchema } from '../operations/schemas';
 
 // Request and response schemas of the GitOps routes (api/gitops/routes.ts).
 
-// Kubernetes names: namespace and name at most 253 characters; free text bounded all the same.
-const k8sName = { type: 'string', minLength: 1, maxLength: 253 } as const;
+// Free text is bounded like the names (k8sName).
 const shortText = { type: ['string', 'null'], maxLength: 256 } as const;
 const urlText = { type: ['string', 'null'], maxLength: 2048 } as const;
-
-export const clusterIdProperty = k8sName;
 
 const labelsSchema = {
   type: 'object',
@@ -167,55 +166,29 @@ export const commandReportSchema = {
   additionalProperties: false,
 } as const;
 
-export const agentClusterParams = {
-  type: 'object',
-  required: ['clusterId'],
-  properties: { clusterId: clusterIdProperty },
-  additionalProperties: false,
-} as const;
-
 export const agentCommandParams = {
   type: 'object',
   required: ['clusterId', 'commandId'],
-  properties: { clusterId: clusterIdProperty, commandId: { type: 'string', format: 'uuid' } },
+  properties: { clusterId: k8sName, commandId: { type: 'string', format: 'uuid' } },
   additionalProperties: false,
 } as const;
-
-export const resourceIdParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', format: 'uuid' } },
-  additionalProperties: false,
-} as const;
-
-const filterText = { type: 'string', minLength: 1, maxLength: 253 } as const;
 
 export const gitopsListQuery = {
   type: 'object',
   properties: {
     ...keysetListQuery(50, 200),
-    cluster: filterText,
-    namespace: filterText,
-    tool: filterText,
-    sync_status: filterText,
-    health_status: filterText,
-    search: { ...filterText, description: 'A prefix of the name' },
+    cluster: k8sName,
+    namespace: k8sName,
+    tool: k8sName,
+    sync_status: k8sName,
+    health_status: k8sName,
+    search: { ...k8sName, description: 'A prefix of the name' },
     include_gone: { type: 'boolean', default: false, description: 'Also list resources a push has left out' },
   },
   additionalProperties: false,
 } as const;
 
-export const gitopsPageSchema = {
-  type: 'object',
-  required: ['resources', 'next_cursor'],
-  properties: {
-    resources: { type: 'array', items: gitopsResourceSchema },
-    next_cursor: { type: 'string', description: 'Empty when there are no more' },
-  },
-  additionalProperties: false,
-} as const;
-
-const countsSchema = { type: 'object', additionalProperties: { type: 'integer' } } as const;
+export const gitopsPageSchema = keysetPageSchema('resources', gitopsResourceSchema);
 
 export const gitopsStatsSchema = {
   type: 'object',

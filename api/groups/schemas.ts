@@ -1,5 +1,6 @@
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
-import { nextCursor, roleRef } from '../roles/schemas';
+import { keysetPageSchema } from '../http/pagination';
+import { roleRef } from '../roles/schemas';
 
 const groupName = { type: 'string', minLength: 1, maxLength: 255 } as const;
 
@@ -19,12 +20,7 @@ export const groupSchema = {
   additionalProperties: false,
 } as const;
 
-export const groupsPageSchema = {
-  type: 'object',
-  required: ['groups', 'next_cursor'],
-  properties: { groups: { type: 'array', items: groupSchema }, next_cursor: nextCursor },
-  additionalProperties: false,
-} as const;
+export const groupsPageSchema = keysetPageSchema('groups', groupSchema);
 
 export const groupParams = { type: 'object', required: ['groupName'], properties: { groupName: groupName } } as const;
 

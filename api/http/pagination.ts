@@ -1,3 +1,4 @@
+import type { JSONSchema } from 'json-schema-to-ts';
 import { invalidCursor, type KeysetRow, type KeysetWindow, type OffsetWindow } from '../../core/paging';
 
 /**
@@ -350,6 +351,26 @@ export interface KeysetPage<T> {
   /** '' when there are no more rows. */
   next_cursor: string;
 }
+
+const nextCursorProperty = {
+  type: 'string',
+  description: "The cursor of the next page; '' when there is none",
+} as const;
+
+/**
+ * The response schema of a bounded list: `{<key>: [items], next_cursor}`. The type of
+ * `properties` is spelled out since a computed key alone widens to `string`, and the handler's
+ * return type is derived from this schema.
+ */
+export const keysetPageSchema = <const K extends string, const I extends JSONSchema>(key: K, items: I) =>
+  ({
+    type: 'object',
+    required: [key, 'next_cursor'],
+    properties: { [key]: { type: 'array', items }, next_cursor: nextCursorProperty } as {
+      readonly [P in K]: { readonly type: 'array'; readonly items: I };
+    } & { readonly next_cursor: typeof nextCursorProperty },
+    additionalProperties: false,
+  }) as const;
 
 /**
  * `rows` is what the `limit + 1` select returned, each with its keyset position; the extra row is

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
-import { nextCursor } from '../roles/schemas';
+import { keysetPageSchema } from '../http/pagination';
 
 // Integration request and record shapes, defined once.
 
@@ -69,12 +69,7 @@ export const integrationSchema = {
   additionalProperties: false,
 } as const;
 
-export const integrationsPageSchema = {
-  type: 'object',
-  required: ['integrations', 'next_cursor'],
-  properties: { integrations: { type: 'array', items: integrationSchema }, next_cursor: nextCursor },
-  additionalProperties: false,
-} as const;
+export const integrationsPageSchema = keysetPageSchema('integrations', integrationSchema);
 
 export const integrationIdParams = {
   type: 'object',

@@ -4,7 +4,7 @@ import { AGENT_STATUSES } from '../../core/k8s/types';
 const clusterId = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$' } as const;
 const shortText = { type: 'string', minLength: 1, maxLength: 200 } as const;
 /** Kubernetes names: namespaces and kinds up to 63 characters, object names up to 253. */
-const k8sName = { type: 'string', minLength: 1, maxLength: 253 } as const;
+export const k8sName = { type: 'string', minLength: 1, maxLength: 253 } as const;
 const k8sShortName = { type: 'string', minLength: 1, maxLength: 63 } as const;
 const stringMap = (maxValueLength: number) =>
   ({

@@ -2,7 +2,7 @@ import { MANIFEST_TYPES } from '../../core/catalog/types';
 import { MANIFEST_SCHEMA } from '../../core/manifests/manifestRules';
 import { QUALITY_FIELDS, QUALITY_STATUSES } from '../../core/manifests/qualityRules';
 import { APPLY_RESULTS, DOCUMENT_OUTCOMES } from '../../core/manifests/types';
-import { keysetListQuery } from '../http/pagination';
+import { keysetListQuery, keysetPageSchema } from '../http/pagination';
 import { entitySchema } from '../catalog/schemas';
 import { errorEnvelopeSchema } from '../http/errorHandler';
 
@@ -70,23 +70,12 @@ const manifestSummaryProperties = {
 } as const;
 const manifestSummaryRequired = ['id', 'entity_id', 'service_id', 'manifest_type', 'created_at', 'updated_at'] as const;
 
-export const manifestListSchema = {
+export const manifestListSchema = keysetPageSchema('manifests', {
   type: 'object',
-  required: ['manifests', 'next_cursor'],
-  properties: {
-    manifests: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: manifestSummaryRequired,
-        properties: manifestSummaryProperties,
-        additionalProperties: false,
-      },
-    },
-    next_cursor: { type: 'string', description: 'Empty when there are no more' },
-  },
+  required: manifestSummaryRequired,
+  properties: manifestSummaryProperties,
   additionalProperties: false,
-} as const;
+} as const);
 
 export const manifestSchema = {
   type: 'object',

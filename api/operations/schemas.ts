@@ -1,13 +1,14 @@
 import { WORKLOAD_STATUSES, ZOMBIE_SIGNALS } from '../../core/operations/types';
-import { keysetListQuery, SHAPE_D_QUERY } from '../http/pagination';
+import { keysetListQuery, keysetPageSchema, SHAPE_D_QUERY } from '../http/pagination';
+import { k8sName } from '../k8s/schemas';
 
 // Request and response schemas of the operations views (api/operations/*Routes.ts).
 
-const filterText = { type: 'string', minLength: 1, maxLength: 253 } as const;
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
-const countsSchema = { type: 'object', additionalProperties: { type: 'integer' } } as const;
+/** Counts by a value (a status, a kind, a cluster): the stats of the operations and GitOps views. */
+export const countsSchema = { type: 'object', additionalProperties: { type: 'integer' } } as const;
 
 const statusProperty = {
   type: 'string',
@@ -16,7 +17,8 @@ const statusProperty = {
     'gone: no longer pushed; scaled_to_zero: 0 replicas wanted; unavailable: none ready; degraded: some ready; healthy: all ready',
 } as const;
 
-export const workloadIdParams = {
+/** The `{id}` path parameter of a workload or a GitOps resource. */
+export const uuidIdParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', format: 'uuid' } },
@@ -26,7 +28,7 @@ export const workloadIdParams = {
 export const clusterParams = {
   type: 'object',
   required: ['clusterId'],
-  properties: { clusterId: filterText },
+  properties: { clusterId: k8sName },
   additionalProperties: false,
 } as const;
 
@@ -90,24 +92,16 @@ export const workloadListQuery = {
   type: 'object',
   properties: {
     ...keysetListQuery(50, 200),
-    cluster: filterText,
-    namespace: filterText,
-    kind: filterText,
-    search: { ...filterText, description: 'A prefix of the name' },
+    cluster: k8sName,
+    namespace: k8sName,
+    kind: k8sName,
+    search: { ...k8sName, description: 'A prefix of the name' },
     include_gone: { type: 'boolean', default: false, description: 'Also list workloads no longer pushed' },
   },
   additionalProperties: false,
 } as const;
 
-export const workloadPageSchema = {
-  type: 'object',
-  required: ['workloads', 'next_cursor'],
-  properties: {
-    workloads: { type: 'array', items: workloadSchema },
-    next_cursor: { type: 'string', description: 'Empty when there are no more' },
-  },
-  additionalProperties: false,
-} as const;
+export const workloadPageSchema = keysetPageSchema('workloads', workloadSchema);
 
 export const workloadStatsSchema = {
   type: 'object',
@@ -266,12 +260,7 @@ export const flowListQuery = {
   additionalProperties: false,
 } as const;
 
-export const flowPageSchema = {
-  type: 'object',
-  required: ['flows', 'next_cursor'],
-  properties: { flows: { type: 'array', items: flowSchema }, next_cursor: { type: 'string' } },
-  additionalProperties: false,
-} as const;
+export const flowPageSchema = keysetPageSchema('flows', flowSchema);
 
 export const topologySchema = {
   type: 'object',
@@ -411,10 +400,10 @@ export const resourceSchema = {
 } as const;
 
 const resourceFilters = {
-  cluster: filterText,
-  kind: filterText,
+  cluster: k8sName,
+  kind: k8sName,
   status: { ...statusProperty, description: `${statusProperty.description}. Without it, gone workloads are left out` },
-  search: { ...filterText, description: 'A prefix of the name' },
+  search: { ...k8sName, description: 'A prefix of the name' },
   signal: { type: 'string', enum: ZOMBIE_SIGNALS, description: 'Only workloads with this zombie signal' },
 } as const;
 
@@ -424,7 +413,7 @@ export const resourceListQuery = {
   properties: {
     ...SHAPE_D_QUERY,
     ...resourceFilters,
-    team: { ...filterText, description: 'A team’s slug or id: workloads of entities it owns' },
+    team: { ...k8sName, description: 'A team’s slug or id: workloads of entities it owns' },
     has_gitops: {
       type: 'boolean',
       description: 'Only workloads a GitOps resource manages (true) or none does (false)',
@@ -446,7 +435,7 @@ export const resourcePageSchema = {
 
 export const zombieListQuery = {
   type: 'object',
-  properties: { ...SHAPE_D_QUERY, cluster: filterText, kind: filterText, signal: resourceFilters.signal },
+  properties: { ...SHAPE_D_QUERY, cluster: k8sName, kind: k8sName, signal: resourceFilters.signal },
   additionalProperties: false,
 } as const;
 

@@ -22,7 +22,7 @@ import {
   workloadListQuery,
   workloadPageSchema,
   workloadStatsSchema,
-  workloadIdParams as params,
+  uuidIdParams as params,
 } from './schemas';
 
 // The workloads the agents pushed: the list, the tenant's stats, and one workload with the pods

@@ -1,5 +1,5 @@
 import { SCOPES } from '../../core/auth/permissions';
-import { keysetListQuery } from '../http/pagination';
+import { keysetListQuery, keysetPageSchema } from '../http/pagination';
 
 /** A bundle name: trimmed, and never shaped like a uuid (a role reference may be either). */
 const bundleName = { type: 'string', minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' } as const;
@@ -20,21 +20,10 @@ export const roleViewSchema = {
   additionalProperties: false,
 } as const;
 
-/** The `next_cursor` beside a bounded list's array: '' on the last page. */
-export const nextCursor = {
-  type: 'string',
-  description: "The cursor of the next page; '' when there is none",
-} as const;
-
 /** `limit` and `cursor` of a bounded list (api/http/pagination.ts `keysetListQuery`), nothing else. */
 export const keysetQuery = { type: 'object', properties: keysetListQuery(), additionalProperties: false } as const;
 
-export const rolesPageSchema = {
-  type: 'object',
-  required: ['roles', 'next_cursor'],
-  properties: { roles: { type: 'array', items: roleViewSchema }, next_cursor: nextCursor },
-  additionalProperties: false,
-} as const;
+export const rolesPageSchema = keysetPageSchema('roles', roleViewSchema);
 
 export const bundleSchema = {
   type: 'object',
@@ -50,12 +39,7 @@ export const bundleSchema = {
   additionalProperties: false,
 } as const;
 
-export const bundlesPageSchema = {
-  type: 'object',
-  required: ['bundles', 'next_cursor'],
-  properties: { bundles: { type: 'array', items: bundleSchema }, next_cursor: nextCursor },
-  additionalProperties: false,
-} as const;
+export const bundlesPageSchema = keysetPageSchema('bundles', bundleSchema);
 
 export const createBundleSchema = {
   type: 'object',

@@ -1,7 +1,8 @@
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
 import { activityItemSchema } from '../audit/schemas';
-import { nextCursor, roleRef, roleViewSchema } from '../roles/schemas';
+import { keysetPageSchema } from '../http/pagination';
+import { roleRef, roleViewSchema } from '../roles/schemas';
 
 /** Lowercase kebab case. */
 export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
@@ -94,19 +95,9 @@ export const teamDetailsSchema = {
   additionalProperties: false,
 } as const;
 
-export const membersPageSchema = {
-  type: 'object',
-  required: ['members', 'next_cursor'],
-  properties: { members: { type: 'array', items: teamMemberSchema }, next_cursor: nextCursor },
-  additionalProperties: false,
-} as const;
+export const membersPageSchema = keysetPageSchema('members', teamMemberSchema);
 
-export const mappingsPageSchema = {
-  type: 'object',
-  required: ['mappings', 'next_cursor'],
-  properties: { mappings: { type: 'array', items: groupMappingSchema }, next_cursor: nextCursor },
-  additionalProperties: false,
-} as const;
+export const mappingsPageSchema = keysetPageSchema('mappings', groupMappingSchema);
 
 export const createTeamSchema = {
   type: 'object',

@@ -196,14 +196,12 @@ export async function getGitopsResource(db: Knex, id: string): Promise<GitopsRes
   return row && toGitopsResource(row);
 }
 
-/** How many of one dimension's values a stats answer lists (the most frequent first). */
-export const STATS_VALUES_MAX = 100;
-
-const resourceStats = countsStatement(
-  'gitops_resources where gone_at is null',
-  { by_sync_status: 'sync_status', by_health_status: 'health_status', by_tool: 'tool', by_cluster: 'cluster_id' },
-  STATS_VALUES_MAX,
-);
+const resourceStats = countsStatement('gitops_resources where gone_at is null', {
+  by_sync_status: 'sync_status',
+  by_health_status: 'health_status',
+  by_tool: 'tool',
+  by_cluster: 'cluster_id',
+});
 
 /** Counts of the tenant's present GitOps resources; a value not reported counts as `unknown`. */
 export const gitopsStats = (db: Knex) => resourceStats(db);

@@ -1,8 +1,11 @@
 import { statement } from '../../db/statements';
 
 // Counts of rows by several dimensions in one scan (grouping sets), each dimension's values the
-// most frequent first and at most `maxValues` of them, and the total. A value that is null
+// most frequent first and at most STATS_VALUES_MAX of them, and the total. A value that is null
 // counts as `unknown`.
+
+/** How many values of one dimension the stats list (the most frequent first). */
+const STATS_VALUES_MAX = 100;
 
 type CountRow = { dimension: string | null; value: string | null; count: number };
 
@@ -12,11 +15,7 @@ export type Counts<Dimension extends string> = { total: number } & Record<Dimens
  * A statement counting the rows of `from` (SQL after FROM: a table, its alias and a where clause,
  * no bindings) by each of `dimensions` (a name → an SQL expression over the rows).
  */
-export function countsStatement<Dimension extends string>(
-  from: string,
-  dimensions: Record<Dimension, string>,
-  maxValues: number,
-) {
+export function countsStatement<Dimension extends string>(from: string, dimensions: Record<Dimension, string>) {
   const entries = Object.entries(dimensions) as [Dimension, string][];
   const expressions = entries.map(([, sql]) => `(${sql})`);
   // In a row of one grouping set the other dimensions are null, so coalesce gives its own value.
@@ -30,7 +29,7 @@ export function countsStatement<Dimension extends string>(
            row_number() over (partition by grouping(${expressions.join(', ')}) order by count(*) desc, ${value}) as rank
          from ${from}
          group by grouping sets (${expressions.map((sql) => `(${sql})`).join(', ')}, ())
-       ) counted where dimension is null or rank <= ${maxValues}`,
+       ) counted where dimension is null or rank <= ${STATS_VALUES_MAX}`,
     ),
   );
   return async (db: Parameters<typeof counts.rows>[0]): Promise<Counts<Dimension>> => {

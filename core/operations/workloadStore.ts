@@ -153,14 +153,12 @@ export async function getWorkload(db: Knex, id: string) {
 
 export type WorkloadDetail = NonNullable<Awaited<ReturnType<typeof getWorkload>>>;
 
-/** How many values of one dimension the stats list (the most frequent first). */
-export const STATS_VALUES_MAX = 100;
-
-const presentCounts = countsStatement(
-  'k8s_workloads as w where w.gone_at is null',
-  { by_status: STATUS_SQL, by_kind: 'w.kind', by_cluster: 'w.cluster_id', by_namespace: 'w.namespace' },
-  STATS_VALUES_MAX,
-);
+const presentCounts = countsStatement('k8s_workloads as w where w.gone_at is null', {
+  by_status: STATUS_SQL,
+  by_kind: 'w.kind',
+  by_cluster: 'w.cluster_id',
+  by_namespace: 'w.namespace',
+});
 
 const otherCounts = statement<{ gone: number; unowned: number }>((q) =>
   q('k8s_workloads as w').first(

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { freePort } from '../../test/support/processes';
 import { meterCpu, type CpuSpent } from './cpu';
 
 // What the HTTP benchmarks share: a closed-loop load driver, kept-alive GETs, and child
@@ -222,17 +223,6 @@ export async function get(url: string, headers: Record<string, string>): Promise
   const connection = list.pop() ?? new LoadConnection(target, dropped);
   await connection.get(target, headers);
   list.push(connection);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** This checkout's compiled build, which the bench npm scripts make first. */

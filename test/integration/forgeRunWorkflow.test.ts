@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import path from 'node:path';
 import type { ForgeActivities } from '../../activities/forge';
-import { createKeyring } from '../../core/crypto/keyring';
-import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
 import { approveSignal, cancelSignal, rejectSignal, slotFreedSignal, type forgeRun } from '../../workflows/forgeRun';
 import {
   ACTION_CONFIG_DEFAULTS,
@@ -22,8 +20,8 @@ import {
   type StepDecision,
   type StepStatus,
 } from '../../core/forge/types';
-import { testConfig } from '../support/harness';
 import { until } from '../support/processes';
+import { startStubWorker } from '../support/stubWorker';
 import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 
 // The forge run workflow on the real dev server (this config's namespace), run by a real worker
@@ -151,39 +149,21 @@ async function waitFor(what: string, check: () => boolean, seconds = 10): Promis
 }
 
 const taskQueue = `forge-run-wf-test-${randomUUID().slice(0, 8)}`;
-let worker: Worker;
-let running: Promise<void>;
-let nativeConnection: NativeConnection;
 let client: Client;
+let closeWorker: (() => Promise<void>) | undefined;
 
 jest.setTimeout(20_000);
 
 beforeAll(async () => {
-  const config = testConfig();
-  // As the real workers and the API client: payloads are ciphertext on the server.
-  const dataConverter = encryptedDataConverter(new EncryptionCodec(createKeyring(config)));
-  nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  worker = await Worker.create({
-    connection: nativeConnection,
-    namespace: config.temporal.namespace,
+  ({ client, close: closeWorker } = await startStubWorker({
     taskQueue,
-    workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') },
-    dataConverter,
     activities: stubs,
     // Heartbeats carry the cancellation: sent at once rather than throttled to 8 s.
     maxHeartbeatThrottleInterval: '50 milliseconds',
-  });
-  running = worker.run();
-  const connection = await Connection.connect({ address: config.temporal.address });
-  client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+  }));
 }, 30_000);
 
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await nativeConnection?.close();
-  await client?.connection.close();
-});
+afterAll(() => closeWorker?.());
 
 const action = (position: number, config: Record<string, unknown> = {}): RunStepSpec => ({
   position,

@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import type { LicenseActivities } from '../../activities/license';
-import { createKeyring } from '../../core/crypto/keyring';
-import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
 import type { DisconnectTenantInput } from '../../core/license/licenseWorkflows';
 import type { Disconnection } from '../../core/license/store';
 import type { autoDisconnect } from '../../workflows/autoDisconnect';
 import { licenseChangedSignal, type betaGrace } from '../../workflows/betaGrace';
-import { testConfig } from '../support/harness';
-import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
+import { startStubWorker } from '../support/stubWorker';
 
 // The Beta grace and auto-disconnect workflows on the real dev server with stub activities: the
 // calls they make are recorded in memory, and each test decides which tenants are past their
@@ -34,36 +29,16 @@ const stubs: LicenseActivities = {
 };
 
 const taskQueue = `license-wf-test-${randomUUID().slice(0, 8)}`;
-let worker: Worker;
-let running: Promise<void>;
-let nativeConnection: NativeConnection;
 let client: Client;
+let closeWorker: (() => Promise<void>) | undefined;
 
 jest.setTimeout(20_000);
 
 beforeAll(async () => {
-  const config = testConfig();
-  const dataConverter = encryptedDataConverter(new EncryptionCodec(createKeyring(config)));
-  nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  worker = await Worker.create({
-    connection: nativeConnection,
-    namespace: config.temporal.namespace,
-    taskQueue,
-    workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') },
-    dataConverter,
-    activities: stubs,
-  });
-  running = worker.run();
-  const connection = await Connection.connect({ address: config.temporal.address });
-  client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+  ({ client, close: closeWorker } = await startStubWorker({ taskQueue, activities: stubs }));
 }, 30_000);
 
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await nativeConnection?.close();
-  await client?.connection.close();
-});
+afterAll(() => closeWorker?.());
 
 beforeEach(() => {
   calls.length = 0;

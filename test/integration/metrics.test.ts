@@ -17,7 +17,7 @@ import {
   type TestApi,
 } from '../support/harness';
 import { createLogger } from '../../core/logging';
-import { launch, stop, until } from '../support/processes';
+import { freePort, launch, stop, until } from '../support/processes';
 
 /** One sample of a Prometheus text exposition. */
 interface Sample {
@@ -267,11 +267,3 @@ describe('worker metrics (SHIPYARD_WORKER_METRICS_ADDRESS)', () => {
     expect([...names].some((name) => name.startsWith('temporal_'))).toBe(true);
   }, 150_000);
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

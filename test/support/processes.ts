@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 // Real entry points as separate processes, as `npm start` and the containers run them.
@@ -63,4 +64,16 @@ export function processesCarrying(variable: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** A TCP port free on 127.0.0.1 at the time of asking, for a server a test starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
 }

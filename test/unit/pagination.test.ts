@@ -21,6 +21,7 @@ import {
   limitOffsetWindow,
   offsetCursor,
   shapeDPage,
+  keysetPageSchema,
   shapeDWindow,
   shapeBPagination,
   shapeBWindow,
@@ -366,6 +367,21 @@ describe('shape D: true opaque cursor', () => {
 
   it('gives an empty next_cursor for an empty result', () => {
     expect(shapeDPage([], { limit: 50, afterId: null })).toEqual({ items: [], next_cursor: '' });
+  });
+
+  it('keysetPageSchema holds a page to its items under the given key and next_cursor, nothing else, in type and at run time', () => {
+    const schema = keysetPageSchema('widgets', { type: 'integer' } as const);
+    const validate = ajv.compile(schema);
+    const page: FromSchema<typeof schema> = { widgets: [1, 2], next_cursor: '' };
+    expect(validate(page)).toBe(true);
+    // @ts-expect-error the items stand under the schema's key
+    const otherKey: FromSchema<typeof schema> = { items: [1], next_cursor: '' };
+    expect(validate(otherKey)).toBe(false);
+    // @ts-expect-error nor another list beside them (a computed key alone would allow one)
+    const extraList: FromSchema<typeof schema> = { widgets: [], next_cursor: '', other: [] };
+    expect(validate(extraList)).toBe(false);
+    expect(validate({ widgets: [1] })).toBe(false);
+    expect(validate({ widgets: ['x'], next_cursor: '' })).toBe(false);
   });
 
   it('walks every row once by following next_cursor (keyset after id)', () => {
