@@ -159,7 +159,7 @@ type FilterValues = Required<Omit<GitopsFilter, 'include_gone'>>;
 
 function filteredResources(q: Knex, values: Placeholders<FilterValues>, shape: FilterShape) {
   const query = whereGiven(q('gitops_resources as g'), FILTER_COLUMNS, values, shape.equal);
-  if (shape.search) query.whereRaw('starts_with(g.name, ?)', [values.search]);
+  if (shape.search) query.whereRaw('starts_with(g.name, lower(?))', [values.search]);
   if (!shape.includeGone) query.whereNull('g.gone_at');
   return query;
 }

@@ -253,6 +253,12 @@ describe('GET /operations/gitops/stats and paging', () => {
     expect(stats.by_health_status).toMatchObject({ Degraded: 1, unknown: 1 });
   });
 
+  test('the name search is a prefix, whatever its case (names are lower-case), as the workload list’s', async () => {
+    await push(east, [resource('checkout'), resource('billing')]);
+    const found = await listAll(viewerA.token, '&search=CHECK');
+    expect(found.map((r) => r.name)).toEqual(['checkout']);
+  });
+
   test('pages through every resource once with next_cursor; a tampered cursor is a 400', async () => {
     const all = await listAll(viewerA.token, '&include_gone=true');
     const seen: string[] = [];
