@@ -3,7 +3,8 @@ import { notFound } from '../../core/errors';
 import { clusterExists, clusterStats, clusterTopology, listFlows } from '../../core/operations/clusterStore';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
-import { clusterParams, clusterStatsSchema, flowListQuery, flowPageSchema, topologySchema } from './schemas';
+import { clusterStatsSchema, flowListQuery, flowPageSchema, topologySchema } from './clusterSchemas';
+import { clusterParams } from './schemas';
 
 // One cluster's operations views: its network flows (from the deprecated network-flow push),
 // the topology they draw, and its stats. A cluster the tenant has no agent for is a 404.

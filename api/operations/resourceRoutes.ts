@@ -15,7 +15,7 @@ import {
   resourcePageSchema,
   zombieListQuery,
   zombiePageSchema,
-} from './schemas';
+} from './resourceSchemas';
 
 // Operations resources (workloads with their entity, team, GitOps resource and zombie signals;
 // docs/operations-views.md) in shape D, the zombies among them, and what the agents reported
