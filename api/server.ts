@@ -1,7 +1,7 @@
 import { buildApp } from './app';
 import { createApiServer } from './http/connections';
 import { loadConfig } from '../core/config';
-import { createLogger } from '../core/logging';
+import { createLogger, flushLog } from '../core/logging';
 import { closeDeps, createDeps, type AppDeps } from './deps';
 import { buildMetricsApp } from './metrics/endpoint';
 import { checkServices } from './system/health';
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       clearTimeout(force);
       await closeDeps(deps);
       logger.info('api stopped');
+      await flushLog(logger);
       process.exit(0);
     });
     server.closeIdleConnections();

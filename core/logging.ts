@@ -4,6 +4,9 @@ import type { Config } from './config';
 /** Log lines dropped by each logger's destination, for the metric of that name. */
 const droppedBy = new WeakMap<Logger, () => number>();
 
+/** Each logger's destination, for flushLog. */
+const destinations = new WeakMap<Logger, SonicBoom>();
+
 /** A pino destination (sonic-boom), as pino.destination builds it. */
 type SonicBoom = ReturnType<typeof pino.destination>;
 
@@ -34,7 +37,26 @@ export function createLogger(
   let dropped = 0;
   destination.on('drop', () => dropped++);
   droppedBy.set(logger, () => dropped);
+  destinations.set(logger, destination);
   return logger;
+}
+
+/**
+ * Writes out the lines `logger` still holds, asynchronously and for at most `withinMs`: what a
+ * process does last before it exits. Left to pino's synchronous flush at exit, a reader that has
+ * gone away (EPIPE) makes sonic-boom 4 retry that write forever, so the process never exits; an
+ * asynchronous write's EPIPE instead makes pino stop writing to the destination.
+ */
+export async function flushLog(logger: Logger, withinMs = 1_000): Promise<void> {
+  const destination = destinations.get(logger);
+  if (!destination) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, withinMs);
+    destination.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Lines `logger`'s destination dropped because its reader fell behind; 0 for a logger createLogger did not make. */

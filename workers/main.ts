@@ -1,5 +1,5 @@
 import { loadConfig } from '../core/config';
-import { createLogger } from '../core/logging';
+import { createLogger, flushLog } from '../core/logging';
 import { processSandbox } from '../core/sandbox/sandbox';
 import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
 import { createWorkerClients } from './clients';
@@ -38,6 +38,7 @@ async function main(args: string[]): Promise<void> {
   } finally {
     await drain?.stop();
     await clients.close();
+    await flushLog(logger);
   }
 }
 
