@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { statement, givenFilters, whereGiven, type Placeholders } from '../../db/statements';
+import { statement, type Placeholders } from '../../db/statements';
+import { snapshotFilter, type SnapshotFilter } from '../operations/snapshotFilter';
 import { countsStatement } from '../operations/counting';
 import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { toIso, toIsoOrNull } from '../timestamps';
@@ -130,46 +131,30 @@ export async function replaceClusterResources(
   return { received: resources.length, created, updated: written.length - created, gone: gone.length };
 }
 
-export interface GitopsFilter {
+export interface GitopsFilter extends SnapshotFilter {
   cluster?: string;
   namespace?: string;
   tool?: string;
   sync_status?: string;
   health_status?: string;
-  /** A prefix of the name. */
-  search?: string;
-  include_gone: boolean;
 }
 
-const FILTER_COLUMNS = {
+const gitopsFilter = snapshotFilter('gitops_resources', 'g', {
   cluster: 'g.cluster_id',
   namespace: 'g.namespace',
   tool: 'g.tool',
   sync_status: 'g.sync_status',
   health_status: 'g.health_status',
-};
-
-interface FilterShape {
-  equal: (keyof typeof FILTER_COLUMNS)[];
-  search: boolean;
-  includeGone: boolean;
-}
+});
 
 type FilterValues = Required<Omit<GitopsFilter, 'include_gone'>>;
-
-function filteredResources(q: Knex, values: Placeholders<FilterValues>, shape: FilterShape) {
-  const query = whereGiven(q('gitops_resources as g'), FILTER_COLUMNS, values, shape.equal);
-  if (shape.search) query.whereRaw('starts_with(g.name, lower(?))', [values.search]);
-  if (!shape.includeGone) query.whereNull('g.gone_at');
-  return query;
-}
 
 const ID_ORDER: KeysetOrder = { columns: [{ column: 'g.id', kind: 'uuid' }], direction: 'asc' };
 
 const resourcePage = keysetStatement({
   order: ID_ORDER,
-  build: (q, values: Placeholders<FilterValues>, shape: FilterShape) =>
-    filteredResources(q, values, shape).select(RESOURCE_COLUMNS),
+  build: (q, values: Placeholders<FilterValues>, shape: ReturnType<typeof gitopsFilter.shapeOf>) =>
+    gitopsFilter.apply(q, values, shape).select(RESOURCE_COLUMNS),
   toItem: toGitopsResource,
 });
 
@@ -179,12 +164,7 @@ export function listGitopsResources(
   filter: GitopsFilter,
   window: KeysetWindow,
 ): Promise<KeysetRow<GitopsResource>[]> {
-  const shape: FilterShape = {
-    equal: givenFilters(filter, FILTER_COLUMNS),
-    search: filter.search !== undefined,
-    includeGone: filter.include_gone,
-  };
-  return resourcePage(db, window, filter as FilterValues, shape);
+  return resourcePage(db, window, filter as FilterValues, gitopsFilter.shapeOf(filter));
 }
 
 const resourceById = statement<ResourceRow, { id: string }>((q, { id }) =>

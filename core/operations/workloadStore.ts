@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { givenFilters, statement, whereGiven, type Placeholders } from '../../db/statements';
+import { statement, type Placeholders } from '../../db/statements';
+import { snapshotFilter, type SnapshotFilter } from './snapshotFilter';
 import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { toIso, toIsoOrNull } from '../timestamps';
 import { countsStatement } from './counting';
@@ -59,32 +60,19 @@ const toWorkload = (row: WorkloadRow) => ({
 
 export type Workload = ReturnType<typeof toWorkload>;
 
-export interface WorkloadFilter {
+export interface WorkloadFilter extends SnapshotFilter {
   cluster?: string;
   namespace?: string;
   kind?: string;
-  /** A prefix of the name. */
-  search?: string;
-  include_gone: boolean;
 }
 
-const FILTER_COLUMNS = { cluster: 'w.cluster_id', namespace: 'w.namespace', kind: 'w.kind' };
-
-interface FilterShape {
-  equal: (keyof typeof FILTER_COLUMNS)[];
-  search: boolean;
-  includeGone: boolean;
-}
+const workloadFilter = snapshotFilter('k8s_workloads', 'w', {
+  cluster: 'w.cluster_id',
+  namespace: 'w.namespace',
+  kind: 'w.kind',
+});
 
 type FilterValues = Required<Omit<WorkloadFilter, 'include_gone'>>;
-
-function filteredWorkloads(q: Knex, values: Placeholders<FilterValues>, shape: FilterShape) {
-  const query = whereGiven(q('k8s_workloads as w'), FILTER_COLUMNS, values, shape.equal);
-  // Kubernetes names are lower case.
-  if (shape.search) query.whereRaw('starts_with(w.name, lower(?))', [values.search]);
-  if (!shape.includeGone) query.whereNull('w.gone_at');
-  return query;
-}
 
 const NAME_ORDER: KeysetOrder = {
   columns: [
@@ -96,19 +84,14 @@ const NAME_ORDER: KeysetOrder = {
 
 const workloadPage = keysetStatement({
   order: NAME_ORDER,
-  build: (q, values: Placeholders<FilterValues>, shape: FilterShape) =>
-    filteredWorkloads(q, values, shape).select(workloadColumns(q)),
+  build: (q, values: Placeholders<FilterValues>, shape: ReturnType<typeof workloadFilter.shapeOf>) =>
+    workloadFilter.apply(q, values, shape).select(workloadColumns(q)),
   toItem: toWorkload,
 });
 
 /** A page of the tenant's workloads in (name, id) order: the k8s_workloads_by_name index. */
 export function listWorkloads(db: Knex, filter: WorkloadFilter, window: KeysetWindow): Promise<KeysetRow<Workload>[]> {
-  const shape: FilterShape = {
-    equal: givenFilters(filter, FILTER_COLUMNS),
-    search: filter.search !== undefined,
-    includeGone: filter.include_gone,
-  };
-  return workloadPage(db, window, filter as FilterValues, shape);
+  return workloadPage(db, window, filter as FilterValues, workloadFilter.shapeOf(filter));
 }
 
 type WorkloadDetailRow = WorkloadRow & {
