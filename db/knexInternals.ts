@@ -38,8 +38,8 @@ export const releaseConnection = (db: Knex, connection: PooledConnection): Promi
 /**
  * Sends `sql` on `connection` as a simple query through pg's own `query`, not knex's: for the
  * statements that open and close a tenant transaction, which need none of knex's query handling
- * (its bindings, its response shaping, its error wrapping), and skipping it is a tenth of the
- * cached-key read's CPU (docs/benchmarks.md). Its `query` event still goes out, as knex's
+ * (its bindings, its response shaping, its error wrapping) and cost the cached-key read CPU
+ * (docs/benchmarks.md). Its `query` event still goes out, as knex's
  * client emits it, so a listener sees the whole transaction. Several statements in `sql`
  * answer with a result each.
  */
