@@ -73,7 +73,7 @@ export async function readLicenseStatus(
       });
     }
   }
-  const [approved, used] = [await approvedClusters(trx), await licenseUsage(trx)];
+  const [approved, used] = await Promise.all([approvedClusters(trx), licenseUsage(trx)]);
   const limits = resourceLimits(verified ? row : undefined, approved);
   return licenseStatus(row, verified, limits, used, new Date());
 }
