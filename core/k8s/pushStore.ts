@@ -17,69 +17,76 @@ export interface WorkloadRecord {
 
 /**
  * A cluster's full snapshot in one statement. Each CTE sees the tables as they were before the
- * statement (`previous`), which is what tells an image change and a real update apart:
+ * statement (`previous`, paired with the pushed workloads), which is what tells an image change
+ * and a real update apart. Agents push every 30 to 60 s and most pushes change little, so only
+ * rows that need a write are offered to an upsert: ON CONFLICT locks every row it meets, even one
+ * its WHERE then leaves alone, and rewriting or locking every row was most of a steady push's cost.
  * - `touched`: the entities the workloads name, created (type service, source kubernetes) when
- *   unknown. A known one gets last_activity_at = now (which the outbox trigger reindexes) when a
- *   workload of it is new, returns or changed images, and otherwise at most once a minute: agents
- *   push every 30 to 60 s, and rewriting every entity (all its indexes, a reindex) each time is
- *   most of a steady push's cost. `matched` adds the known entities left alone.
+ *   unknown. A `known` one gets last_activity_at = now (which the outbox trigger reindexes) when a
+ *   workload of it is new, returns or changed images, and otherwise at most once a minute.
+ *   `matched` adds the known entities left alone.
  * - `upserted`: the pushed workloads that are new, changed, return (gone_at cleared) or were last
- *   seen over a minute ago; an unchanged one is not rewritten on every push (agents push every 30
- *   to 60 s, and rewriting each row was most of a steady push's cost), so `last_seen_at` is exact
- *   to the minute.
+ *   seen over a minute ago, so `last_seen_at` is exact to the minute.
  * - `gone`: the cluster's present workloads the push left out; `unlinked` queues their entities
  *   for reindexing.
  * - `deployed`: a deployment row per workload whose images changed.
  */
 const PUSH_SQL = `
 with input as (
-  select * from jsonb_to_recordset(?::jsonb) as i(
+  select * from jsonb_to_recordset(cast(:workloads as jsonb)) as i(
     namespace text, kind text, name text, labels jsonb, annotations jsonb, replicas int, ready_replicas int,
     images text[], conditions jsonb, service_id text)
 ),
 previous as (
-  select id, labels, annotations, replicas, ready_replicas, images, conditions, entity_id, gone_at
-    from k8s_workloads where cluster_id = ?
+  select id, namespace, kind, name, labels, annotations, replicas, ready_replicas, images, conditions, entity_id,
+    gone_at, last_seen_at
+    from k8s_workloads where cluster_id = :cluster
 ),
-changed_services as (
-  select distinct i.service_id from input i
-    left join k8s_workloads p on p.cluster_id = ? and p.namespace = i.namespace and p.kind = i.kind and p.name = i.name
-   where i.service_id is not null
-     and (p.id is null or p.gone_at is not null or p.entity_id is null or p.images is distinct from i.images)
+paired as (
+  select i.*, p.id as previous_id, p.labels as p_labels, p.annotations as p_annotations, p.replicas as p_replicas,
+    p.ready_replicas as p_ready_replicas, p.images as p_images, p.conditions as p_conditions,
+    p.entity_id as p_entity_id, p.gone_at as p_gone_at, p.last_seen_at as p_last_seen_at
+    from input i left join previous p on p.namespace = i.namespace and p.kind = i.kind and p.name = i.name
+),
+known as (
+  select id, service_id, last_activity_at from entities where service_id in (select service_id from input)
 ),
 touched as (
   insert into entities as e (tenant_id, service_id, name, type, source)
-  select app_current_tenant(), service_id, service_id, 'service', 'kubernetes'
+  select app_current_tenant(), s.service_id, s.service_id, 'service', 'kubernetes'
     from (select distinct service_id from input where service_id is not null) s
-  order by service_id
+    left join known k on k.service_id = s.service_id
+   where k.id is null or k.last_activity_at < now() - interval '1 minute'
+      or s.service_id in (
+        select service_id from paired
+         where previous_id is null or p_gone_at is not null or p_entity_id is null or p_images is distinct from images)
+  order by s.service_id
   on conflict (tenant_id, service_id) do update set last_activity_at = now()
-   where e.last_activity_at < now() - interval '1 minute' or e.service_id in (select service_id from changed_services)
   returning id, service_id
 ),
 matched as (
   select id, service_id from touched
   union
-  select id, service_id from entities where service_id in (select service_id from input)
+  select id, service_id from known
 ),
 upserted as (
   insert into k8s_workloads as w (tenant_id, cluster_id, namespace, kind, name, labels, annotations, replicas,
     ready_replicas, images, conditions, entity_id)
-  select app_current_tenant(), ?, i.namespace, i.kind, i.name, i.labels, i.annotations, i.replicas,
+  select app_current_tenant(), :cluster, i.namespace, i.kind, i.name, i.labels, i.annotations, i.replicas,
     i.ready_replicas, i.images, i.conditions, m.id
-    from input i left join matched m on m.service_id = i.service_id
+    from paired i left join matched m on m.service_id = i.service_id
+   where i.previous_id is null or i.p_gone_at is not null or i.p_last_seen_at < now() - interval '1 minute'
+      or (i.p_labels, i.p_annotations, i.p_replicas, i.p_ready_replicas, i.p_images, i.p_conditions, i.p_entity_id)
+         is distinct from (i.labels, i.annotations, i.replicas, i.ready_replicas, i.images, i.conditions, m.id)
   on conflict (tenant_id, cluster_id, namespace, kind, name) do update set
     labels = excluded.labels, annotations = excluded.annotations, replicas = excluded.replicas,
     ready_replicas = excluded.ready_replicas, images = excluded.images, conditions = excluded.conditions,
     entity_id = excluded.entity_id, last_seen_at = now(), gone_at = null
-   where (w.labels, w.annotations, w.replicas, w.ready_replicas, w.images, w.conditions, w.entity_id)
-         is distinct from (excluded.labels, excluded.annotations, excluded.replicas, excluded.ready_replicas,
-           excluded.images, excluded.conditions, excluded.entity_id)
-      or w.gone_at is not null or w.last_seen_at < now() - interval '1 minute'
   returning w.id, w.labels, w.annotations, w.replicas, w.ready_replicas, w.images, w.conditions, w.entity_id
 ),
 gone as (
   update k8s_workloads w set gone_at = now()
-   where w.cluster_id = ? and w.gone_at is null
+   where w.cluster_id = :cluster and w.gone_at is null
      -- a hashed subplan: one probe per row
      and (w.namespace, w.kind, w.name) not in (select namespace, kind, name from input)
   returning w.id, w.entity_id
@@ -92,7 +99,7 @@ unlinked as (
 ),
 deployed as (
   insert into k8s_deployments (tenant_id, cluster_id, workload_id, entity_id, previous_images, images)
-  select app_current_tenant(), ?, u.id, u.entity_id, p.images, u.images
+  select app_current_tenant(), :cluster, u.id, u.entity_id, p.images, u.images
     from upserted u join previous p on p.id = u.id
    where p.images is distinct from u.images
   returning id
@@ -112,14 +119,10 @@ export async function writeWorkloads(
   clusterId: string,
   workloads: WorkloadRecord[],
 ): Promise<Omit<PushSummary, 'received'>> {
-  const { rows } = await trx.raw<{ rows: Omit<PushSummary, 'received'>[] }>(PUSH_SQL, [
-    JSON.stringify(workloads),
-    clusterId,
-    clusterId,
-    clusterId,
-    clusterId,
-    clusterId,
-  ]);
+  const { rows } = await trx.raw<{ rows: Omit<PushSummary, 'received'>[] }>(PUSH_SQL, {
+    workloads: JSON.stringify(workloads),
+    cluster: clusterId,
+  });
   return rows[0];
 }
 
