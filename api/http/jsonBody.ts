@@ -3,6 +3,7 @@ import { json } from 'co-body';
 import { ApiError, invalid } from '../../core/errors';
 import type { InputLimits } from '../../core/limitsConfig';
 import { onlyWhen } from './onlyWhen';
+import { refuseNul } from './validation';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -14,8 +15,9 @@ export interface BodyBudget {
 
 /**
  * Parses JSON request bodies into ctx.request.body. Over the limit → 413, malformed → 400,
- * nested deeper than `jsonDepth` or with an array of more than `jsonArrayItems` → 400, a body
- * that is not JSON → 415. Requests without a body (most) get `undefined` and pass straight on.
+ * nested deeper than `jsonDepth` or with an array of more than `jsonArrayItems` → 400, holding the
+ * NUL character → 400 (told from the text, which names it only as an escape), a body that is not
+ * JSON → 415. Requests without a body (most) get `undefined` and pass straight on.
  */
 export function jsonBody(
   defaultLimitBytes: number,
@@ -45,6 +47,7 @@ export function jsonBody(
         [{ field: 'body', message: `must hold at most ${jsonArrayItems} items in any one array` }],
       );
     }
+    refuseNul('body', parsed, raw);
     ctx.request.body = parsed;
     ctx.request.bodyBytes = Buffer.byteLength(raw);
     await next();

@@ -44,22 +44,10 @@ function toDetails(where: string, errors: ErrorObject[] | null | undefined): Err
 }
 
 /**
- * Whether `value` may hold the NUL character: JSON text writes it as the escape \u0000, so a value
- * whose text has no such escape holds none (one native pass). Text that only looks like it (an
- * escaped backslash before u0000) is a false alarm nulPath then clears. A body reaches it within
- * the JSON depth budget (jsonBody), so the native recursion is bounded.
- */
-const mayHoldNul = (value: unknown): boolean => JSON.stringify(value)?.includes('\\u0000') ?? false;
-
-/**
- * Where in `value` a string (or a key) holds the NUL character, or undefined. PostgreSQL stores
- * no NUL in text or jsonb, so such input is refused here, for every route, as the caller's
- * mistake rather than failing in the database as the server's. Iterative, so no value can
- * exhaust the stack, whatever its depth. The path is built only once mayHoldNul found one: a large
- * body (an agent's push) is otherwise walked without a path per value.
+ * Where in `value` a string (or a key) holds the NUL character, or undefined. Iterative, so no
+ * value can exhaust the stack, whatever its depth.
  */
 function nulPath(value: unknown): string[] | undefined {
-  if (!mayHoldNul(value)) return undefined;
   const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
   for (let next = pending.pop(); next; next = pending.pop()) {
     if (next.path[next.path.length - 1]?.includes('\u0000')) return next.path;
@@ -76,14 +64,33 @@ function nulPath(value: unknown): string[] | undefined {
   return undefined;
 }
 
+/**
+ * Refuses input holding the NUL character: PostgreSQL stores none in text or jsonb, so it is the
+ * caller's mistake, answered here for every route rather than failing in the database as the
+ * server's. `text` is the value as JSON: JSON writes NUL only as the escape \u0000, so text without
+ * one holds none (one native pass; a body passes the text it arrived as). Text that only looks
+ * like it (an escaped backslash before u0000) is a false alarm the walk then clears; the walk
+ * alone builds paths, so a large body is not walked at all.
+ */
+export function refuseNul(
+  where: 'params' | 'query' | 'body',
+  value: unknown,
+  text: string | undefined = JSON.stringify(value),
+): void {
+  if (!text?.includes('\\u0000')) return;
+  const nul = nulPath(value);
+  if (nul) {
+    throw invalid(`Invalid ${where}`, [
+      { field: [where, ...nul].join('.'), message: 'must not contain the NUL character (\\u0000)' },
+    ]);
+  }
+}
+
+/** A validator of one part of the request; bodies were already checked for NUL as they were read. */
 function compile(ajv: Ajv, where: 'params' | 'query' | 'body', schema: Schema): Validator {
   const validate: ValidateFunction = ajv.compile(schema);
   return (value) => {
-    const nul = nulPath(value);
-    if (nul)
-      throw invalid(`Invalid ${where}`, [
-        { field: [where, ...nul].join('.'), message: 'must not contain the NUL character (\\u0000)' },
-      ]);
+    if (where !== 'body') refuseNul(where, value);
     if (!validate(value)) throw invalid(`Invalid ${where}`, toDetails(where, validate.errors));
     return value;
   };

@@ -181,6 +181,9 @@ describe('HTTP foundation', () => {
         { field, message: 'must not contain the NUL character (\\u0000)' },
       ]);
     }
+    // Text that only looks like the escape (a backslash, then u0000) holds no NUL and is taken.
+    const lookalike = await post('/api/v1/echo/ann', JSON.stringify({ text: '\\u0000' }));
+    expect(lookalike.status).toBe(201);
     // A real route whose value would otherwise reach PostgreSQL (text columns refuse NUL).
     const { token } = await sessionToken({ tenant: `nul-${Date.now()}`, email: 'admin@nul.test', roles: ['admin'] });
     const team = await callApi(api, token, 'POST', '/admin/teams', { name: 'Nul', description: 'before\u0000after' });

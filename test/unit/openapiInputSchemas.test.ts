@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { compileBody } from '../../api/http/validation';
+import { compileBody, refuseNul } from '../../api/http/validation';
 import { buildOpenApiDocument } from '../../api/openapi/document';
 import { NO_NUL_PATTERN, withoutNul } from '../../api/openapi/inputSchemas';
 import { withApiReference } from '../../api/openapi/routes';
@@ -15,9 +15,11 @@ function documentedBody(method: string, path: string) {
   return ajv.compile({ ...operation.requestBody.content['application/json'].schema, components: doc.components });
 }
 
+/** Whether the API takes the body: its NUL check as the body is read, then the route's validator. */
 const validatorAccepts = (method: string, path: string, body: unknown) => {
   const route = apiRoutes.find((r) => r.method === method && r.path === path)!;
   try {
+    refuseNul('body', body);
     compileBody(route.body, route.optionalBody)(structuredClone(body));
     return true;
   } catch {
