@@ -30,7 +30,8 @@ stop() {
 trap 'stop; exit 0' INT TERM
 
 # The log pipes ignore Ctrl-C: they end when their process does, after its last (shutdown) lines.
-node_modules/.bin/tsx api/server.ts > >(trap '' INT; pretty) 2>&1 &
+# The API's young generation as deployed (docs/operations.md, "The API's memory").
+NODE_OPTIONS=--max-semi-space-size=16 node_modules/.bin/tsx api/server.ts > >(trap '' INT; pretty) 2>&1 &
 pids+=($!)
 # The workers' log also marks the moment they poll ("workers running").
 workers_ready="$RUN_DIR/workers.ready"

@@ -291,7 +291,8 @@ export async function startApiProcess(
   const port = await freePort();
   const api = await child(
     'api/server',
-    { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // The young generation the image gives the API (docs/operations.md, "The API's memory").
+    { NODE_OPTIONS: '--max-semi-space-size=16', ...env, PORT: String(port), HOST: '127.0.0.1' },
     async () => {
       const base = `http://127.0.0.1:${port}`;
       await untilUp(`${base}/healthz`);
