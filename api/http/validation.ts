@@ -9,26 +9,30 @@ import type { Schema } from './route';
 // match exactly; path and query values arrive as strings, so that validator coerces them.
 // (An update body's fields therefore declare no defaults: a default there would overwrite what
 // is stored. A unit test holds every PUT and PATCH route to that.)
-const bodyAjv = withStorableTimes(addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true })));
-const stringInputAjv = withStorableTimes(
+const bodyAjv = withStorableFormats(addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true })));
+const stringInputAjv = withStorableFormats(
   addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true })),
 );
 
 /**
- * `date-time` as RFC 3339 has it and PostgreSQL can store it: no year 0000, and a UTC offset
- * under 16 hours (RFC 3339 allows up to 23:59). Otherwise a valid-looking `expires_at` failed in
- * the database as a 500 instead of the caller's 400 (found by schemathesis).
+ * Formats as PostgreSQL can store them, so a valid-looking value never fails in the database as
+ * a 500 instead of the caller's 400 (found by schemathesis):
+ * - `date-time` as RFC 3339 has it, without year 0000 and with a UTC offset under 16 hours (RFC
+ *   3339 allows up to 23:59);
+ * - `uuid` without the `urn:uuid:` prefix that ajv-formats also takes and PostgreSQL refuses.
  */
-function withStorableTimes(ajv: Ajv): Ajv {
+function withStorableFormats(ajv: Ajv): Ajv {
   const rfc3339 = fullFormats['date-time'] as { validate: (value: string) => boolean };
-  return ajv.addFormat('date-time', {
-    type: 'string',
-    validate: (value: string) => {
-      if (!rfc3339.validate(value) || value.startsWith('0000')) return false;
-      const offsetHours = /[+-](\d\d):?\d\d$/.exec(value)?.[1];
-      return offsetHours === undefined || Number(offsetHours) < 16;
-    },
-  });
+  return ajv
+    .addFormat('date-time', {
+      type: 'string',
+      validate: (value: string) => {
+        if (!rfc3339.validate(value) || value.startsWith('0000')) return false;
+        const offsetHours = /[+-](\d\d):?\d\d$/.exec(value)?.[1];
+        return offsetHours === undefined || Number(offsetHours) < 16;
+      },
+    })
+    .addFormat('uuid', /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i);
 }
 
 export type Validator = (value: unknown) => unknown;

@@ -130,6 +130,13 @@ test('another tenant gets 404 for every call on an integration, and an empty lis
   expect((await call(admin, 'GET', `/integrations/${created.id}`)).body.name).toBe('source host');
 });
 
+test('an id in the urn:uuid: form (valid for JSON Schema, refused by PostgreSQL) is a 400, not a database error', async () => {
+  const { body: created } = await call(admin, 'POST', '/integrations', sourceHost);
+  const res = await call(admin, 'GET', `/integrations/urn:uuid:${created.id}`);
+  expect(res.status).toBe(400);
+  expect(res.body.error.details[0].field).toBe('params.id');
+});
+
 const storedConfig = async (id: string) => (await system('integrations').where({ id }).first('config')).config;
 const keyEntry = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 
