@@ -1,3 +1,4 @@
+import { settingsRoutes } from './admin/settingsRoutes';
 import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
 import { entityRoutes } from './catalog/routes';
@@ -44,4 +45,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...licenseRoutes,
   ...gitopsRoutes,
   ...operationsRoutes,
+  ...settingsRoutes,
 ];
