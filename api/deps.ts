@@ -20,6 +20,7 @@ import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
 import { licensePublicKey } from '../core/license/keys';
 import { ReadOnlyTenants } from '../core/license/readOnlyTenants';
+import { PolicyReader } from '../core/policies/reader';
 import { readOnlyFacts } from '../core/license/store';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
@@ -61,6 +62,8 @@ export interface AppDeps {
   licensePublicKey: KeyObject;
   /** Which tenants are read-only (Beta ended), for the router's guard on writes. */
   readOnlyTenants: ReadOnlyTenants;
+  /** Each tenant's platform policies, cached for the writes they govern (core/policies). */
+  policies: PolicyReader;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -134,6 +137,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
       const facts = await withTenant(db, tenantId, readOnlyFacts);
       return facts ?? { edition: 'free', beta_ends_at: null };
     }),
+    policies: new PolicyReader(config.admin.policyCacheMs),
     stopping,
   };
 }

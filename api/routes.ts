@@ -1,3 +1,4 @@
+import { policyRoutes } from './admin/policyRoutes';
 import { settingsRoutes } from './admin/settingsRoutes';
 import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
@@ -46,4 +47,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...gitopsRoutes,
   ...operationsRoutes,
   ...settingsRoutes,
+  ...policyRoutes,
 ];

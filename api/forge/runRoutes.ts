@@ -101,6 +101,10 @@ export const runRoutes = [
           { runId: '$response.body#/id' },
         ),
       },
+      400: {
+        description:
+          'The body or the parameters are invalid, or the production_molds_need_approval policy refuses a run that targets a production entity without an approval first: nothing is created',
+      },
       413: {
         description:
           'The parameters are larger, as JSON, than SHIPYARD_FORGE_PARAMETERS_MAX_BYTES (default 64 KiB): nothing is created',
