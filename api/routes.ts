@@ -1,3 +1,4 @@
+import { featureRoutes } from './admin/featureRoutes';
 import { policyRoutes } from './admin/policyRoutes';
 import { settingsRoutes } from './admin/settingsRoutes';
 import { apiKeyRoutes } from './apiKeys/routes';
@@ -48,4 +49,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...operationsRoutes,
   ...settingsRoutes,
   ...policyRoutes,
+  ...featureRoutes,
 ];

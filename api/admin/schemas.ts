@@ -61,3 +61,104 @@ export const updatePolicySchema = {
   properties: { enabled: { type: 'boolean' }, config: freeObject },
   additionalProperties: false,
 } as const;
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const flagKey = { type: 'string', pattern: '^[a-z0-9][a-z0-9_.-]{0,99}$' } as const;
+const flagName = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const flagDescription = { type: 'string', maxLength: 2000 } as const;
+
+const flagOverrideSchema = {
+  type: 'object',
+  required: ['tenant_id', 'enabled', 'updated_at'],
+  properties: { tenant_id: { type: 'string', format: 'uuid' }, enabled: { type: 'boolean' }, updated_at: dateTime },
+  additionalProperties: false,
+} as const;
+
+const flagProperties = {
+  key: flagKey,
+  name: { type: 'string' },
+  description: { type: 'string' },
+  enabled: { type: 'boolean', description: 'The default, for every tenant without an override' },
+  created_at: dateTime,
+  updated_at: dateTime,
+} as const;
+
+export const featureFlagSchema = {
+  type: 'object',
+  required: ['key', 'name', 'description', 'enabled', 'created_at', 'updated_at'],
+  properties: flagProperties,
+  additionalProperties: false,
+} as const;
+
+export const featureFlagWithOverridesSchema = {
+  type: 'object',
+  required: [...featureFlagSchema.required, 'overrides'],
+  properties: { ...flagProperties, overrides: { type: 'array', items: flagOverrideSchema } },
+  additionalProperties: false,
+} as const;
+
+export const featureFlagListSchema = {
+  type: 'object',
+  required: ['features'],
+  properties: { features: { type: 'array', items: featureFlagWithOverridesSchema } },
+  additionalProperties: false,
+} as const;
+
+export const createFeatureFlagSchema = {
+  type: 'object',
+  required: ['key', 'name'],
+  properties: {
+    key: flagKey,
+    name: flagName,
+    description: { ...flagDescription, default: '' },
+    enabled: { type: 'boolean', default: false },
+  },
+  additionalProperties: false,
+} as const;
+
+export const updateFeatureFlagSchema = {
+  type: 'object',
+  minProperties: 1,
+  properties: { name: flagName, description: flagDescription, enabled: { type: 'boolean' } },
+  additionalProperties: false,
+} as const;
+
+export const flagKeyParams = {
+  type: 'object',
+  required: ['key'],
+  properties: { key: { type: 'string', maxLength: 100 } },
+  additionalProperties: false,
+} as const;
+
+export const flagOverrideParams = {
+  type: 'object',
+  required: ['key', 'tenantId'],
+  properties: { key: { type: 'string', maxLength: 100 }, tenantId: { type: 'string', format: 'uuid' } },
+  additionalProperties: false,
+} as const;
+
+export const setOverrideSchema = {
+  type: 'object',
+  properties: { enabled: { type: 'boolean', default: true, description: 'What the flag is for that tenant' } },
+  additionalProperties: false,
+} as const;
+
+export const flagOverrideResultSchema = {
+  type: 'object',
+  required: ['key', ...flagOverrideSchema.required],
+  properties: { key: flagKey, ...flagOverrideSchema.properties },
+  additionalProperties: false,
+} as const;
+
+export const evaluatedFeaturesSchema = {
+  type: 'object',
+  required: ['features'],
+  properties: {
+    features: {
+      type: 'object',
+      description: "Every flag's key, and whether it is on for the caller's tenant",
+      additionalProperties: { type: 'boolean' },
+    },
+  },
+  additionalProperties: false,
+} as const;
