@@ -14,6 +14,7 @@ import { integrationRoutes } from './integrations/routes';
 import { agentRoutes } from './k8s/agentRoutes';
 import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
+import { notificationRoutes } from './notifications/routes';
 import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
@@ -50,4 +51,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...settingsRoutes,
   ...policyRoutes,
   ...featureRoutes,
+  ...notificationRoutes,
 ];

@@ -54,15 +54,16 @@ export async function up(knex: Knex): Promise<void> {
       kind text not null check (kind in ('run_awaiting_approval', 'run_ended', 'api_key_expiring', 'governance_action_assigned')),
       title text not null,
       payload jsonb not null default '{}',
-      -- Set by triggers that must notify once per subject (an expiring key): a second insert
-      -- with the same key is skipped.
+      -- Set by triggers that must notify once per subject (a run's approval step, an expiring
+      -- key): a second insert with the same key is skipped.
       dedupe_key text,
       read_at timestamptz,
+      -- The list's first sort key (unread first), a column so the keyset paging can compare it.
+      unread boolean generated always as (read_at is null) stored,
       created_at timestamptz not null default now(),
       unique (tenant_id, user_id, dedupe_key)
     );
-    -- The list: unread first, newest first (core/notifications/store.ts).
-    create index notifications_by_user on notifications (tenant_id, user_id, (read_at is not null), created_at desc, id desc);
+    create index notifications_by_user on notifications (tenant_id, user_id, unread desc, created_at desc, id desc);
     create index notifications_by_user_id on notifications (user_id);
 
     create table notification_preferences (
