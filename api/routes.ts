@@ -21,6 +21,7 @@ import { roleRoutes } from './roles/routes';
 import { searchRoutes } from './search/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
+import { orgChartRoutes } from './teams/orgChartRoutes';
 import { teamRoutes } from './teams/routes';
 import { temporalCodecRoutes } from './temporalCodec/routes';
 import { userRoutes } from './users/routes';
@@ -32,6 +33,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...apiKeyRoutes,
   ...auditRoutes,
   ...roleRoutes,
+  ...orgChartRoutes,
   ...teamRoutes,
   ...userRoutes,
   ...groupRoutes,
