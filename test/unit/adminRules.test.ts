@@ -1,3 +1,4 @@
+import { loadConfig } from '../../core/config';
 import { checkPolicyConfig, defaultPolicyConfig } from '../../core/policies/catalogue';
 import { apiKeyLifetimeRefusal, approvalGatesFirstStep, hasOwner, stringsIn } from '../../core/policies/rules';
 import { settingsChange } from '../../core/settings/rules';
@@ -48,4 +49,16 @@ test("a policy config gets its schema's defaults and is checked against it", () 
   expect(checkPolicyConfig('api_key_max_lifetime', { max_days: 0 }).problems).toEqual([
     { field: 'config.max_days', message: 'must be >= 1' },
   ]);
+});
+
+test('the administration settings have working defaults and read their variables', () => {
+  expect(loadConfig({}).admin).toEqual({
+    settingsMaxBytes: 65_536,
+    policyCacheMs: 30_000,
+    apiKeyExpiryScanIntervalMs: 86_400_000,
+    apiKeyExpiryNoticeMs: 7 * 86_400_000,
+  });
+  const set = loadConfig({ SHIPYARD_SETTINGS_MAX_BYTES: '1kb', SHIPYARD_API_KEY_EXPIRY_NOTICE: '3d' }).admin;
+  expect(set).toMatchObject({ settingsMaxBytes: 1024, apiKeyExpiryNoticeMs: 3 * 86_400_000 });
+  expect(() => loadConfig({ SHIPYARD_SETTINGS_MAX_BYTES: 'lots' })).toThrow(/SHIPYARD_SETTINGS_MAX_BYTES/);
 });
