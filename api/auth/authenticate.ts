@@ -1,6 +1,7 @@
 import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { RefusedAction } from '../../core/audit/store';
 import { ApiError, rateLimited } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
@@ -283,12 +284,19 @@ export class Authenticator {
   }
 }
 
-/** 403 unless the principal holds what the route requires. */
-export function authorize(principal: Principal, access: Exclude<Access, 'public'>): void {
+/**
+ * 403 unless the principal holds what the route requires. A refused operator route (`operation`:
+ * its method and path) is a RefusedAction: the router audits it in the caller's tenant, so a
+ * tenant admin probing the platform's routes leaves a trace.
+ */
+export function authorize(principal: Principal, access: Exclude<Access, 'public'>, operation: string): void {
   if (access === 'agent' || access === 'authenticated') return;
   if (access === 'operator') {
     if (principal.kind === 'agent' || !principal.operator)
-      throw new ApiError('FORBIDDEN', 'This operation is for platform operators');
+      throw new RefusedAction(new ApiError('FORBIDDEN', 'This operation is for platform operators'), {
+        eventType: 'platform.operator_required',
+        action: operation,
+      });
     return;
   }
   if (principal.kind === 'agent' || !principal.permissions.has(access)) {
