@@ -99,6 +99,22 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   await changes.start();
   const verifySession = await createSessionVerifier(config);
   const licenseKey = licensePublicKey(config);
+  const authenticator = new Authenticator({
+    db,
+    system,
+    verifySession,
+    apiKeyCache,
+    sessionPrincipals,
+    logger,
+    platformTenant: config.platformTenant,
+    limits: config.limits.auth,
+  });
+  // The platform tenant exists from the first start, so the first operator's token works at once.
+  await authenticator
+    .platformTenantId()
+    .catch((err: unknown) =>
+      logger.warn({ err }, 'could not create the platform tenant yet; the first operator request will'),
+    );
   const stopping = new AbortController();
   // One listener per open log stream: many is normal, not a leak.
   setMaxListeners(0, stopping.signal);
@@ -115,16 +131,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     }),
     keyring,
     payloadCodec,
-    authenticator: new Authenticator({
-      db,
-      system,
-      verifySession,
-      apiKeyCache,
-      sessionPrincipals,
-      logger,
-      platformTenant: config.platformTenant,
-      limits: config.limits.auth,
-    }),
+    authenticator,
     changes,
     apiKeyCache,
     teamsCache,
