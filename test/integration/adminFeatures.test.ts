@@ -92,7 +92,7 @@ test('an override with no body turns the flag on; an unknown flag or tenant is a
   expect((await call(operator, 'POST', `/admin/features/${key}/tenants/${randomUUID()}`, {})).status).toBe(404);
 });
 
-test('a tenant admin gets 403 on every flag-management route, and nothing changes', async () => {
+test('a tenant admin gets 403 on every flag-management route, each refusal audited, and nothing changes', async () => {
   const key = newKey();
   await call(operator, 'POST', '/admin/features', { key, name: 'Guarded' });
   const attempts: [string, string, unknown?][] = [
@@ -108,6 +108,8 @@ test('a tenant admin gets 403 on every flag-management route, and nothing change
     expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 });
   }
   expect((await features(a.admin))[key]).toBe(false);
+  const refusals = await auditEntries(api.deps.db, a.tenantId, 'platform.operator_required');
+  expect(refusals.length).toBeGreaterThanOrEqual(attempts.length);
 });
 
 test('the app role may read flags but not write them or any override, even in its own tenant', async () => {
