@@ -166,6 +166,8 @@ export interface AdminConfig {
   apiKeyExpiryScanIntervalMs: number;
   /** How far ahead of its expiry a key's creator is notified, once. */
   apiKeyExpiryNoticeMs: number;
+  /** Open notification streams (GET /notifications?follow=true) one user may hold per API process. */
+  notificationStreamsPerUser: number;
 }
 
 function adminFrom(env: Env): AdminConfig {
@@ -174,6 +176,7 @@ function adminFrom(env: Env): AdminConfig {
     policyCacheMs: durationFrom(env, 'SHIPYARD_POLICY_CACHE', '30s'),
     apiKeyExpiryScanIntervalMs: durationFrom(env, 'SHIPYARD_API_KEY_EXPIRY_SCAN_INTERVAL', '1d'),
     apiKeyExpiryNoticeMs: durationFrom(env, 'SHIPYARD_API_KEY_EXPIRY_NOTICE', '7d'),
+    notificationStreamsPerUser: positiveIntFrom(env, 'SHIPYARD_NOTIFICATION_STREAMS_PER_USER', 3),
   };
 }
 // End of platform administration (issue 41)

@@ -18,6 +18,7 @@ import { aggregateLimitedResponse } from '../http/aggregateReads';
 import { defineRoute, linksTo } from '../http/route';
 import { runLogFollowers } from './logFollowers';
 import { openRunLogStream } from './logStream';
+import { endOfStream } from '../http/eventStreams';
 import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
 
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
@@ -259,17 +260,3 @@ export const runRoutes = [
     }),
   ),
 ];
-
-/** Resolves when the client leaves or the process begins to stop, whichever comes first. */
-function endOfStream(req: NodeJS.EventEmitter, stopping: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (stopping.aborted) return resolve();
-    const end = () => {
-      req.off('close', end);
-      stopping.removeEventListener('abort', end);
-      resolve();
-    };
-    req.once('close', end);
-    stopping.addEventListener('abort', end);
-  });
-}

@@ -1,4 +1,5 @@
 import {
+  NOTIFICATIONS_CHANNEL,
   listNotifications,
   markAllRead,
   markRead,
@@ -7,6 +8,7 @@ import {
   writePreferences,
 } from '../../core/notifications/store';
 import { notFound } from '../../core/errors';
+import { changeFollowers, endOfStream } from '../http/eventStreams';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import {
@@ -18,6 +20,7 @@ import {
   readAllSchema,
   updatePreferencesSchema,
 } from './schemas';
+import { openNotificationStream } from './stream';
 
 // The caller's own notifications: every query names the caller's user, so no route reads or
 // changes another user's (and RLS another tenant's). An API key acts for the user who owns it.
@@ -30,17 +33,43 @@ export const notificationRoutes = [
     path: '/notifications',
     tag: TAG,
     access: 'authenticated',
-    summary: "The caller's notifications, unread first, then newest first; with the number unread",
+    summary:
+      "The caller's notifications, unread first, then newest first, with the number unread; with follow=true, a server-sent event stream of changes",
     query: notificationListQuery,
-    responses: { 200: { description: '`{notifications, next_cursor, unread_count}`', schema: notificationListSchema } },
-    handler: async ({ db, auth, query }) => {
-      const window = shapeDWindow(query);
-      const [rows, unread] = await Promise.all([
-        listNotifications(db, auth.userId, window),
-        unreadCount(db, auth.userId),
-      ]);
-      const page = shapeDPage(rows, window);
-      return { notifications: page.items, next_cursor: page.next_cursor, unread_count: unread };
+    // A stream outlives the request: it opens a short transaction per read.
+    transaction: 'on-demand',
+    responses: {
+      200: {
+        description:
+          '`{notifications, next_cursor, unread_count}`. With follow=true instead `text/event-stream`: an `unread` ' +
+          'event `{unread_count, notifications}` (the newest 20 unread) at once and whenever a notification of the ' +
+          'caller is added or read, until the client leaves; `limit` and `cursor` do not apply. Each API process ' +
+          'allows SHIPYARD_NOTIFICATION_STREAMS_PER_USER (default 3) open streams per user; one more is a 429.',
+        schema: notificationListSchema,
+        contentType: 'text/event-stream',
+      },
+      429: { description: 'The user already holds its limit of open notification streams' },
+    },
+    handler: async ({ auth, query, deps, ctx, inTenant }) => {
+      if (!query.follow) {
+        const window = shapeDWindow(query);
+        const [rows, unread] = await inTenant((trx) =>
+          Promise.all([listNotifications(trx, auth.userId, window), unreadCount(trx, auth.userId)]),
+        );
+        const page = shapeDPage(rows, window);
+        return { notifications: page.items, next_cursor: page.next_cursor, unread_count: unread };
+      }
+      const stream = await openNotificationStream(deps.db, changeFollowers(deps.changes, NOTIFICATIONS_CHANNEL), {
+        tenantId: auth.tenantId,
+        userId: auth.userId,
+        closed: endOfStream(ctx.req, deps.stopping.signal),
+        streamsPerUser: deps.config.admin.notificationStreamsPerUser,
+      });
+      ctx.type = 'text/event-stream';
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.req.socket.setTimeout(0);
+      // The declared schema types the JSON form; the event stream is the documented alternative.
+      return stream as unknown as { notifications: []; next_cursor: string; unread_count: number };
     },
   }),
   defineRoute({

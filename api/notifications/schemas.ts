@@ -21,7 +21,7 @@ export const notificationSchema = {
 
 export const notificationListQuery = {
   type: 'object',
-  properties: keysetListQuery(20, 100),
+  properties: { follow: { type: 'boolean', default: false }, ...keysetListQuery(20, 100) },
   additionalProperties: false,
 } as const;
 

@@ -5,6 +5,14 @@ import { NOTIFICATION_KINDS, type Notification, type NotificationContent, type N
 // A user's notifications and preferences; every query also names the user, so one user never
 // reads or changes another's (RLS keeps tenants apart).
 
+/**
+ * Postgres channel on which a change to a user's notifications (one added, one read) is
+ * announced at commit, with the user's id as payload: it wakes that user's open streams.
+ */
+export const NOTIFICATIONS_CHANNEL = 'shipyard_notifications';
+
+const announce = (trx: Knex, userId: string) => trx.raw('select pg_notify(?, ?)', [NOTIFICATIONS_CHANNEL, userId]);
+
 const COLUMNS = ['id', 'kind', 'title', 'payload', 'read_at', 'created_at'];
 
 /** Unread first, then newest first. */
@@ -39,11 +47,30 @@ export async function markRead(trx: Knex, userId: string, id: string): Promise<N
     .where({ id, user_id: userId })
     .update({ read_at: trx.raw('coalesce(read_at, now())') })
     .returning<Notification[]>(COLUMNS);
+  if (row) await announce(trx, userId);
   return row;
 }
 
 export async function markAllRead(trx: Knex, userId: string): Promise<number> {
-  return trx('notifications').where({ user_id: userId, unread: true }).update({ read_at: trx.fn.now() });
+  const updated = await trx('notifications').where({ user_id: userId, unread: true }).update({ read_at: trx.fn.now() });
+  if (updated) await announce(trx, userId);
+  return updated;
+}
+
+/** The user's unread count and newest unread notifications: what a stream sends at each change. */
+export async function unreadSummary(trx: Knex, userId: string, newest: number) {
+  const [notifications, unread_count] = await Promise.all([
+    trx('notifications')
+      .where({ user_id: userId, unread: true })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(newest)
+      .select<Notification[]>(COLUMNS),
+    unreadCount(trx, userId),
+  ]);
+  return { unread_count, notifications };
 }
 
 /** Every kind with the user's choice, on by default. */
@@ -71,8 +98,8 @@ export async function writePreferences(
 
 /**
  * One notification of `kind` for each of `userIds` that exists in the tenant and has not turned
- * the kind off; with a dedupe key, none for a user who already has one with that key. The ids
- * of the users notified.
+ * the kind off; with a dedupe key, none for a user who already has one with that key. Each user
+ * notified is announced on NOTIFICATIONS_CHANNEL. The ids of the users notified.
  */
 export async function insertNotifications(
   trx: Knex,
@@ -83,15 +110,18 @@ export async function insertNotifications(
 ): Promise<string[]> {
   if (!userIds.length) return [];
   const { rows } = await trx.raw<{ rows: { user_id: string }[] }>(
-    `insert into notifications (tenant_id, user_id, kind, title, payload, dedupe_key)
+    `with inserted as (
+       insert into notifications (tenant_id, user_id, kind, title, payload, dedupe_key)
        select cast(:tenantId as uuid), u.id, cast(:kind as text), cast(:title as text), cast(:payload as jsonb),
               cast(:dedupeKey as text)
          from users u
         where u.id = any(:userIds)
           and not exists (
             select from notification_preferences p where p.user_id = u.id and p.kind = cast(:kind as text) and not p.in_app)
-     on conflict (tenant_id, user_id, dedupe_key) do nothing
-     returning user_id`,
+       on conflict (tenant_id, user_id, dedupe_key) do nothing
+       returning user_id
+     )
+     select user_id, pg_notify(cast(:channel as text), user_id::text) from inserted`,
     {
       tenantId,
       kind,
@@ -99,6 +129,7 @@ export async function insertNotifications(
       payload: JSON.stringify(content.payload),
       dedupeKey: content.dedupeKey ?? null,
       userIds,
+      channel: NOTIFICATIONS_CHANNEL,
     },
   );
   return rows.map((row) => row.user_id);

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { withTenant } from '../../db/tenancy';
 import { notifyUsers } from '../../core/notifications/commands';
 import { TASK_QUEUES } from '../../core/taskQueues';
-import { callApi, startApi, startWorkers, type TestApi, type TestWorkers } from '../support/harness';
+import { bearer, callApi, jsonOf, startApi, startWorkers, type TestApi, type TestWorkers } from '../support/harness';
 import { adminTenant, type AdminTenant } from '../support/adminSuite';
 import { until } from '../support/processes';
+import { sseEvents, type SseEvent } from '../support/sse';
 
 // Notifications over HTTP, from each trigger: a run waiting for approval (its approvers, not its
 // starter, not a viewer), a run its starter started ending, an API key about to expire (the
@@ -198,5 +199,56 @@ describe('the list, reads and isolation', () => {
     const key = await call(user.admin, 'POST', '/admin/api-keys', { name: 'reader', scopes: ['catalog:read'] });
     await seed(user, user.adminId, 1);
     expect((await list(key.body.token)).map((n) => n.title)).toEqual(['action 0']);
+  });
+});
+
+describe('follow=true', () => {
+  type Summary = { unread_count: number; notifications: Item[] };
+  const follow = (token: string, signal: AbortSignal) =>
+    fetch(`${api.url}/api/v1/notifications?follow=true`, { headers: bearer(token), signal });
+  const notify = (tenant: AdminTenant, userId: string, title: string) =>
+    withTenant(api.deps.db, tenant.tenantId, (trx) =>
+      notifyUsers(trx, tenant.tenantId, [userId], 'governance_action_assigned', { title, payload: {} }),
+    );
+
+  test("streams the caller's unread summary at once and at each of their notifications added or read, never another user's", async () => {
+    const live = await adminTenant('notify-live');
+    const abort = new AbortController();
+    try {
+      const res = await follow(live.viewer, abort.signal);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const events = sseEvents<Summary>(res);
+      const next = async () => (await events.next()).value as SseEvent<Summary>;
+      expect(await next()).toEqual({ event: 'unread', id: undefined, data: { unread_count: 0, notifications: [] } });
+
+      await notify(live, live.viewerId, 'first');
+      expect((await next()).data).toMatchObject({ unread_count: 1, notifications: [{ title: 'first' }] });
+      // Another user's, in the tenant or another, wakes nothing here: the next event is the viewer's own.
+      await notify(live, live.adminId, 'not yours');
+      await notify(other, other.viewerId, 'not yours either');
+      await notify(live, live.viewerId, 'second');
+      const second = (await next()).data;
+      expect(second.notifications.map((n) => n.title)).toEqual(['second', 'first']);
+
+      await call(live.viewer, 'POST', '/notifications/read-all');
+      expect((await next()).data).toEqual({ unread_count: 0, notifications: [] });
+    } finally {
+      abort.abort();
+    }
+  });
+
+  test('a user holds at most SHIPYARD_NOTIFICATION_STREAMS_PER_USER (3) open streams; one more is a 429', async () => {
+    const busy = await adminTenant('notify-busy');
+    const abort = new AbortController();
+    try {
+      const open = await Promise.all([1, 2, 3].map(() => follow(busy.viewer, abort.signal)));
+      expect(open.map((res) => res.status)).toEqual([200, 200, 200]);
+      const refused = await follow(busy.viewer, abort.signal);
+      expect(refused.status).toBe(429);
+      expect((await jsonOf(refused)).error.message).toContain('notification streams');
+      expect((await follow(busy.admin, abort.signal)).status).toBe(200);
+    } finally {
+      abort.abort();
+    }
   });
 });

@@ -57,6 +57,7 @@ test('the administration settings have working defaults and read their variables
     policyCacheMs: 30_000,
     apiKeyExpiryScanIntervalMs: 86_400_000,
     apiKeyExpiryNoticeMs: 7 * 86_400_000,
+    notificationStreamsPerUser: 3,
   });
   const set = loadConfig({ SHIPYARD_SETTINGS_MAX_BYTES: '1kb', SHIPYARD_API_KEY_EXPIRY_NOTICE: '3d' }).admin;
   expect(set).toMatchObject({ settingsMaxBytes: 1024, apiKeyExpiryNoticeMs: 3 * 86_400_000 });
