@@ -81,6 +81,18 @@ test('a run waiting for approval notifies the forge:write users but its starter;
   expect(ofRun(await list(t.admin), runId).map((n) => n.kind)).toEqual(['run_awaiting_approval']);
 });
 
+test("a rejected run ends failed and notifies its starter; another tenant's approvers hear of none of it", async () => {
+  const runId = await gatedRun(t.editor);
+  expect((await call(t.admin, 'POST', `/forge/runs/${runId}/reject`, {})).status).toBe(200);
+  expect(await finished(t.editor, runId)).toBe('failed');
+  const ended = await until('the failure notice', 10, async () =>
+    ofRun(await list(t.editor), runId).find((n) => n.kind === 'run_ended'),
+  );
+  expect(ended.payload.status).toBe('failed');
+  expect(ofRun(await list(other.admin), runId)).toEqual([]);
+  expect(ofRun(await list(other.editor), runId)).toEqual([]);
+});
+
 test('a cancelled run notifies its starter; a starter who turned run_ended off hears nothing', async () => {
   const runId = await gatedRun(t.admin);
   expect((await call(t.admin, 'POST', `/forge/runs/${runId}/cancel`, {})).status).toBe(200);
