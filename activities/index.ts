@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../core/taskQueues';
 import { createForgeActivities } from './forge';
 import { createLicenseActivities } from './license';
+import { createNotificationActivities } from './notifications';
 import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
 import { createSearchActivities } from './search';
@@ -11,7 +12,11 @@ export type { ActivityDeps };
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),
   search: (deps) => createSearchActivities(deps),
-  platform: (deps) => ({ ...createRetentionActivities(deps.db), ...createLicenseActivities(deps) }),
+  platform: (deps) => ({
+    ...createRetentionActivities(deps.db),
+    ...createLicenseActivities(deps),
+    ...createNotificationActivities(deps),
+  }),
 };
 
 /** The activities each pool registers: every pool answers the probe, plus its own domain's. */

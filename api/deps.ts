@@ -20,6 +20,7 @@ import { Authenticator } from './auth/authenticate';
 import { createSessionVerifier } from '../core/auth/sessionTokens';
 import { licensePublicKey } from '../core/license/keys';
 import { ReadOnlyTenants } from '../core/license/readOnlyTenants';
+import { PolicyReader } from '../core/policies/reader';
 import { readOnlyFacts } from '../core/license/store';
 import type { Config } from '../core/config';
 import { createTeamsCache, type TeamsCache } from './teams/cache';
@@ -61,6 +62,8 @@ export interface AppDeps {
   licensePublicKey: KeyObject;
   /** Which tenants are read-only (Beta ended), for the router's guard on writes. */
   readOnlyTenants: ReadOnlyTenants;
+  /** Each tenant's platform policies, cached for the writes they govern (core/policies). */
+  policies: PolicyReader;
   /**
    * Aborted when the process begins to stop: long-lived responses (followed run logs) end then,
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
@@ -96,6 +99,22 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   await changes.start();
   const verifySession = await createSessionVerifier(config);
   const licenseKey = licensePublicKey(config);
+  const authenticator = new Authenticator({
+    db,
+    system,
+    verifySession,
+    apiKeyCache,
+    sessionPrincipals,
+    logger,
+    platformTenant: config.platformTenant,
+    limits: config.limits.auth,
+  });
+  // The platform tenant exists from the first start, so the first operator's token works at once.
+  await authenticator
+    .platformTenantId()
+    .catch((err: unknown) =>
+      logger.warn({ err }, 'could not create the platform tenant yet; the first operator request will'),
+    );
   const stopping = new AbortController();
   // One listener per open log stream: many is normal, not a leak.
   setMaxListeners(0, stopping.signal);
@@ -112,16 +131,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     }),
     keyring,
     payloadCodec,
-    authenticator: new Authenticator({
-      db,
-      system,
-      verifySession,
-      apiKeyCache,
-      sessionPrincipals,
-      logger,
-      platformTenant: config.platformTenant,
-      limits: config.limits.auth,
-    }),
+    authenticator,
     changes,
     apiKeyCache,
     teamsCache,
@@ -134,6 +144,7 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
       const facts = await withTenant(db, tenantId, readOnlyFacts);
       return facts ?? { edition: 'free', beta_ends_at: null };
     }),
+    policies: new PolicyReader(config.admin.policyCacheMs),
     stopping,
   };
 }

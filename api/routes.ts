@@ -1,3 +1,6 @@
+import { featureRoutes } from './admin/featureRoutes';
+import { policyRoutes } from './admin/policyRoutes';
+import { settingsRoutes } from './admin/settingsRoutes';
 import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
 import { entityRoutes } from './catalog/routes';
@@ -11,12 +14,14 @@ import { integrationRoutes } from './integrations/routes';
 import { agentRoutes } from './k8s/agentRoutes';
 import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
+import { notificationRoutes } from './notifications/routes';
 import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
 import { searchRoutes } from './search/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
+import { orgChartRoutes } from './teams/orgChartRoutes';
 import { teamRoutes } from './teams/routes';
 import { temporalCodecRoutes } from './temporalCodec/routes';
 import { userRoutes } from './users/routes';
@@ -28,6 +33,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...apiKeyRoutes,
   ...auditRoutes,
   ...roleRoutes,
+  ...orgChartRoutes,
   ...teamRoutes,
   ...userRoutes,
   ...groupRoutes,
@@ -44,4 +50,8 @@ export const apiRoutes: RouteDefinition[] = [
   ...licenseRoutes,
   ...gitopsRoutes,
   ...operationsRoutes,
+  ...settingsRoutes,
+  ...policyRoutes,
+  ...featureRoutes,
+  ...notificationRoutes,
 ];

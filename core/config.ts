@@ -136,6 +136,7 @@ export interface Config {
     readOnlyCacheMs: number;
   };
   operations: OperationsConfig;
+  admin: AdminConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -154,6 +155,31 @@ function operationsFrom(env: Env): OperationsConfig {
   };
 }
 // End of operations and GitOps (issue 38)
+
+// Platform administration (issue 41, helper admin): docs/administration.md, docs/notifications.md
+export interface AdminConfig {
+  /** Bytes of a tenant's settings object as JSON; more answer 413. */
+  settingsMaxBytes: number;
+  /** How long a process trusts a tenant's policies it read (a PUT in this process drops them at once). */
+  policyCacheMs: number;
+  /** How often the schedule looks for API keys about to expire. */
+  apiKeyExpiryScanIntervalMs: number;
+  /** How far ahead of its expiry a key's creator is notified, once. */
+  apiKeyExpiryNoticeMs: number;
+  /** Open notification streams (GET /notifications?follow=true) one user may hold per API process. */
+  notificationStreamsPerUser: number;
+}
+
+function adminFrom(env: Env): AdminConfig {
+  return {
+    settingsMaxBytes: byteSizeFrom(env, 'SHIPYARD_SETTINGS_MAX_BYTES', '64kb'),
+    policyCacheMs: durationFrom(env, 'SHIPYARD_POLICY_CACHE', '30s'),
+    apiKeyExpiryScanIntervalMs: durationFrom(env, 'SHIPYARD_API_KEY_EXPIRY_SCAN_INTERVAL', '1d'),
+    apiKeyExpiryNoticeMs: durationFrom(env, 'SHIPYARD_API_KEY_EXPIRY_NOTICE', '7d'),
+    notificationStreamsPerUser: positiveIntFrom(env, 'SHIPYARD_NOTIFICATION_STREAMS_PER_USER', 3),
+  };
+}
+// End of platform administration (issue 41)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -331,5 +357,6 @@ export function loadConfig(env: Env = process.env): Config {
       readOnlyCacheMs: durationFrom(env, 'SHIPYARD_LICENSE_READ_ONLY_CACHE', '10s'),
     },
     operations: operationsFrom(env),
+    admin: adminFrom(env),
   };
 }

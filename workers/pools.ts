@@ -15,6 +15,7 @@ import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
 import { reconcileSchedule } from '../core/forge/reconcileSchedule';
 import { autoDisconnectSchedule } from '../core/license/licenseWorkflows';
+import { apiKeyExpirySchedule } from '../core/notifications/apiKeyExpiry';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
 import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
 import type { SearchEngine } from '../search/client';
@@ -83,7 +84,7 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
 const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)[]> = {
   forge: [reconcileSchedule],
   search: [crawlTickSchedule],
-  platform: [retentionSchedule, autoDisconnectSchedule],
+  platform: [retentionSchedule, autoDisconnectSchedule, apiKeyExpirySchedule],
 };
 
 /**

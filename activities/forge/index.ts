@@ -6,6 +6,7 @@ import { reconcileUnfinishedRuns } from '../../core/forge/runReconciliation';
 import { appendLogs } from '../../core/forge/runLogStore';
 import { markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
 import { exchangeSlots } from '../../core/forge/slotStore';
+import { notifyRunStatus } from '../../core/notifications/commands';
 import { commitWithoutFlush, withTenant } from '../../db/tenancy';
 import {
   forgeWorkflowId,
@@ -36,16 +37,18 @@ const WAITS_PER_RENEWAL = 3;
 export function createForgeActivities({ db, system, temporal, config: appConfig, keyring, egress }: ActivityDeps) {
   const forgeConfig = appConfig.forge;
   const inTenant = <T>(ref: RunRef, work: (trx: Knex.Transaction) => Promise<T>) => withTenant(db, ref.tenantId, work);
-  const markExistingRun = async (trx: Knex, runId: string, status: RunStatus, error?: string) => {
+  /** Writes the run's status and, in the same transaction, the notifications the change makes. */
+  const markExistingRun = async (trx: Knex, { tenantId, runId }: RunRef, status: RunStatus, error?: string) => {
     const result = await markRun(trx, runId, status, error);
     // The API commits a run before starting its workflow: a run that is not there never will be.
     if (result === 'not-visible') throw ApplicationFailure.nonRetryable(`run ${runId} does not exist`, 'NoRun');
+    if (result === 'written') await notifyRunStatus(trx, tenantId, runId, status);
     return result;
   };
 
   return {
     markRun(input: RunRef & { status: RunStatus; error?: string }): Promise<RunMarkOutcome> {
-      return inTenant(input, (trx) => markExistingRun(trx, input.runId, input.status, input.error));
+      return inTenant(input, (trx) => markExistingRun(trx, input, input.status, input.error));
     },
     async markStep(
       input: RunRef & { position: number; status: StepStatus; error?: string; output?: unknown },
@@ -117,7 +120,7 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
        */
       const markStarted = inTenant(input, async (trx) => {
         const [runWrite] = await Promise.all([
-          input.startsRun ? markExistingRun(trx, input.runId, 'running') : undefined,
+          input.startsRun ? markExistingRun(trx, input, 'running') : undefined,
           markStep(trx, input.runId, step.position, 'running'),
           appendLogs(
             trx,
@@ -219,7 +222,7 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
         // The step's marks (and the last one's run ending) go out together (a pipelined connection).
         return await inTenant(input, async (trx) => {
           const [runWrite] = await Promise.all([
-            input.completesRun ? markExistingRun(trx, input.runId, 'completed') : undefined,
+            input.completesRun ? markExistingRun(trx, input, 'completed') : undefined,
             appendLogs(trx, input.tenantId, input.runId, lines),
             markStep(trx, input.runId, step.position, 'completed', { output }),
           ]);

@@ -42,14 +42,18 @@ export const apiKeyRoutes = [
           id: '$response.body#/id',
         }),
       },
+      400: {
+        description:
+          'The body is invalid, expires_at is past, or the api_key_max_lifetime policy refuses it (no or a too-late expires_at)',
+      },
     },
-    handler: ({ db, auth, body }) =>
-      createApiKey(db, auth, {
-        name: body.name,
-        description: body.description,
-        scopes: body.scopes,
-        expiresAt: body.expires_at,
-      }),
+    handler: async ({ db, auth, body, deps }) =>
+      createApiKey(
+        db,
+        auth,
+        { name: body.name, description: body.description, scopes: body.scopes, expiresAt: body.expires_at },
+        await deps.policies.read(db, auth.tenantId),
+      ),
   }),
   defineRoute({
     method: 'DELETE',

@@ -1,6 +1,7 @@
 import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { RefusedAction } from '../../core/audit/store';
 import { ApiError, rateLimited } from '../../core/errors';
 import { withTenant } from '../../db/tenancy';
 import type { ApiKeyCache, CachedApiKey } from './apiKeyCache';
@@ -15,7 +16,7 @@ import {
   apiKeyInForce,
   findActiveAgentToken,
   findActiveApiKeysByPrefix,
-  findTenantId,
+  ensureTenant,
   isUnknownTenant,
   rolesOfUser,
   touchApiKey,
@@ -70,15 +71,14 @@ const LAST_USED_INTERVAL_MS = 60_000;
 const CHECK_WAIT_MS = 1_000;
 /** The one key of the bcrypt gate: its cap is the process's, whoever's key is checked. */
 const EVERY_CHECK = 'bcrypt';
-/** How long a missing platform tenant is believed missing. */
-const PLATFORM_TENANT_RETRY_MS = 60_000;
 
 export class Authenticator {
   private readonly lastUseRecorded = new Map<string, number>();
   private readonly failedValidations: ApiKeyFailureBudget;
   /** bcrypt checks running in this process, whichever key or client they are for. */
   private readonly checks: KeyedGate;
-  private platformTenantLookup?: { id: string | undefined; at: number };
+  /** The platform tenant's id once it is known to exist; cleared when finding or creating it fails. */
+  private platformTenant?: Promise<string>;
 
   constructor(private readonly deps: AuthenticatorDeps) {
     this.failedValidations = new ApiKeyFailureBudget(deps.limits);
@@ -181,19 +181,24 @@ export class Authenticator {
    * A platform operator administers the platform itself, across tenants: an admin (admin:write)
    * or service (internal:service) caller of the configured platform tenant. Scopes alone never
    * make an operator: a tenant admin can grant any scope inside their own tenant. Only callers
-   * whose scopes qualify cost a lookup of the platform tenant's id, kept once found; a miss is
-   * kept a minute (the CLI may create that tenant later).
+   * whose scopes qualify cost a lookup of the platform tenant's id.
    */
   private async isOperator(tenantId: string, permissions: Set<Scope>): Promise<boolean> {
     if (!permissions.has('admin:write') && !permissions.has('internal:service')) return false;
-    const lookup = this.platformTenantLookup;
-    if (!lookup || (lookup.id === undefined && Date.now() - lookup.at > PLATFORM_TENANT_RETRY_MS)) {
-      this.platformTenantLookup = {
-        id: await findTenantId(this.deps.system, this.deps.platformTenant),
-        at: Date.now(),
-      };
-    }
-    return tenantId === this.platformTenantLookup!.id;
+    return tenantId === (await this.platformTenantId());
+  }
+
+  /**
+   * The platform tenant's id, the tenant created if it does not exist yet (the API does so at
+   * start: see createDeps), so its first operator is one at once. Kept once known; a failure
+   * (the database down at start) is not kept, and the next call tries again.
+   */
+  platformTenantId(): Promise<string> {
+    this.platformTenant ??= ensureTenant(this.deps.db, this.deps.system, this.deps.platformTenant).catch((err) => {
+      this.platformTenant = undefined;
+      throw err;
+    });
+    return this.platformTenant;
   }
 
   /**
@@ -283,12 +288,19 @@ export class Authenticator {
   }
 }
 
-/** 403 unless the principal holds what the route requires. */
-export function authorize(principal: Principal, access: Exclude<Access, 'public'>): void {
+/**
+ * 403 unless the principal holds what the route requires. A refused operator route (`operation`:
+ * its method and path) is a RefusedAction: the router audits it in the caller's tenant, so a
+ * tenant admin probing the platform's routes leaves a trace.
+ */
+export function authorize(principal: Principal, access: Exclude<Access, 'public'>, operation: string): void {
   if (access === 'agent' || access === 'authenticated') return;
   if (access === 'operator') {
     if (principal.kind === 'agent' || !principal.operator)
-      throw new ApiError('FORBIDDEN', 'This operation is for platform operators');
+      throw new RefusedAction(new ApiError('FORBIDDEN', 'This operation is for platform operators'), {
+        eventType: 'platform.operator_required',
+        action: operation,
+      });
     return;
   }
   if (principal.kind === 'agent' || !principal.permissions.has(access)) {

@@ -86,8 +86,14 @@ export const entityRoutes = [
     summary:
       'Create an entity (`source: api`). service_id is derived from the name when absent; 409 when taken. Relations name targets by service_id or id; an unknown target is a 400',
     body: createEntitySchema,
-    responses: { 201: { description: 'The entity', schema: entitySchema } },
-    handler: ({ db, auth, body }) => createEntity(db, auth, body, 'api'),
+    responses: {
+      201: { description: 'The entity', schema: entitySchema },
+      400: {
+        description: 'The body is invalid, or the entity_requires_owner policy refuses an entity without an owner',
+      },
+    },
+    handler: async ({ db, auth, body, deps }) =>
+      createEntity(db, auth, body, 'api', await deps.policies.read(db, auth.tenantId)),
   }),
   defineRoute({
     method: 'GET',
@@ -112,8 +118,14 @@ export const entityRoutes = [
       'Update an entity (the spec’s EntityUpdate: name, description, owner, lifecycle, tier, tags; null clears). Each changed field is a changelog entry',
     params: entityRefParams,
     body: updateEntitySchema,
-    responses: { 200: { description: 'The entity', schema: entitySchema } },
-    handler: ({ db, auth, params, body }) => changeEntity(db, auth, params.id, body),
+    responses: {
+      200: { description: 'The entity', schema: entitySchema },
+      400: {
+        description: 'The body is invalid, or the entity_requires_owner policy refuses an entity left without an owner',
+      },
+    },
+    handler: async ({ db, auth, params, body, deps }) =>
+      changeEntity(db, auth, params.id, body, await deps.policies.read(db, auth.tenantId)),
   }),
   defineRoute({
     method: 'DELETE',

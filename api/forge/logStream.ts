@@ -1,52 +1,14 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
-import { rateLimited } from '../../core/errors';
 import { readRunProgress } from '../../core/forge/runLogStore';
 import { isFinished } from '../../core/forge/runStore';
 import { withTenant } from '../../db/tenancy';
+import { admitStream } from '../http/eventStreams';
 import type { RunLogFollowers } from './logFollowers';
 
 /** Lines read per query while catching up; the socket's buffer paces the reads beyond that. */
 const LINES_PER_READ = 500;
-
-/** Open streams per holder: `tenant:<id>` and `user:<tenant id>:<user id>`. */
-const openStreams = new Map<string, number>();
-
-/** A holder of streams and how many it may hold at once. */
-interface StreamBudget {
-  key: string;
-  cap: number;
-  /** Who is over it, for the refusal's message. */
-  holder: string;
-}
-
-/**
- * Counts a new stream against every budget (its tenant's, `SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT`,
- * and its user's, `SHIPYARD_FORGE_LOG_STREAMS_PER_USER`, in this API process), or refuses it
- * when one is full: one user cannot hold every stream of the tenant. Each open stream is a
- * socket and a subscription, not a database connection.
- */
-function admitStream(budgets: StreamBudget[]): () => void {
-  const full = budgets.find(({ key, cap }) => (openStreams.get(key) ?? 0) >= cap);
-  if (full) {
-    throw rateLimited(
-      `At most ${full.cap} log streams may be open at once per ${full.holder}; close one or try again later`,
-      10,
-    );
-  }
-  for (const { key } of budgets) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    for (const { key } of budgets) {
-      const left = (openStreams.get(key) ?? 1) - 1;
-      if (left) openStreams.set(key, left);
-      else openStreams.delete(key);
-    }
-  };
-}
 
 /** The stream a client follows: whose run, from after which line, until `closed` resolves. */
 export interface FollowedLog {
@@ -78,7 +40,8 @@ export async function openRunLogStream(
   followers: RunLogFollowers,
   { tenantId, userId, runId, afterId, closed, streamsPerTenant, streamsPerUser }: FollowedLog,
 ): Promise<PassThrough | undefined> {
-  const release = admitStream([
+  // Per tenant (SHIPYARD_FORGE_LOG_STREAMS_PER_TENANT) and per user (SHIPYARD_FORGE_LOG_STREAMS_PER_USER).
+  const release = admitStream('log streams', [
     { key: `tenant:${tenantId}`, cap: streamsPerTenant, holder: 'tenant' },
     { key: `user:${tenantId}:${userId}`, cap: streamsPerUser, holder: 'user' },
   ]);

@@ -18,6 +18,7 @@ import { aggregateLimitedResponse } from '../http/aggregateReads';
 import { defineRoute, linksTo } from '../http/route';
 import { runLogFollowers } from './logFollowers';
 import { openRunLogStream } from './logStream';
+import { endOfStream } from '../http/eventStreams';
 import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
 
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
@@ -100,6 +101,10 @@ export const runRoutes = [
           ],
           { runId: '$response.body#/id' },
         ),
+      },
+      400: {
+        description:
+          'The body or the parameters are invalid, or the production_molds_need_approval policy refuses a run that targets a production entity without an approval first: nothing is created',
       },
       413: {
         description:
@@ -255,17 +260,3 @@ export const runRoutes = [
     }),
   ),
 ];
-
-/** Resolves when the client leaves or the process begins to stop, whichever comes first. */
-function endOfStream(req: NodeJS.EventEmitter, stopping: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (stopping.aborted) return resolve();
-    const end = () => {
-      req.off('close', end);
-      stopping.removeEventListener('abort', end);
-      resolve();
-    };
-    req.once('close', end);
-    stopping.addEventListener('abort', end);
-  });
-}

@@ -78,6 +78,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
     const status = successStatus(route);
     const template = API_PREFIX + route.path;
     const blocked = blockedWhileReadOnly(route);
+    const operation = `${route.method} ${template}`;
     router.register(toKoaPath(route.path), [route.method], async (ctx) => {
       ctx.state.route = template;
       const { access } = route;
@@ -111,7 +112,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
           let auth: Principal | undefined;
           const authorized = (found: Principal) => {
             auth = found;
-            authorize(auth, access);
+            authorize(auth, access, operation);
             return auth;
           };
           const principal = async (trx: Knex.Transaction) =>

@@ -5,6 +5,8 @@ import type { Scope } from '../auth/permissions';
 import type { CallerPrincipal } from '../auth/principal';
 import { apiKeyLookupPrefix, newApiKeyToken } from '../auth/tokens';
 import { ApiError, conflict, invalid, notFound } from '../errors';
+import { enforceApiKeyLifetime } from '../policies/enforcement';
+import type { TenantPolicies } from '../policies/reader';
 import { countActiveKeysOfUser, insertApiKey, lockUserForKeyCreation, revokeApiKey } from './store';
 
 const BCRYPT_COST = 12;
@@ -20,9 +22,10 @@ export interface NewApiKey {
 /**
  * Creates a key for the caller and returns its token (shown this once). Refused, and audited as
  * a failure, when it would carry a scope the caller does not hold (otherwise `admin:write` would
- * mint any scope) or when the caller already has the most active keys a user may have.
+ * mint any scope), when the caller already has the most active keys a user may have, or when
+ * the tenant's api_key_max_lifetime policy refuses its expiry.
  */
-export async function createApiKey(db: Knex, auth: CallerPrincipal, key: NewApiKey) {
+export async function createApiKey(db: Knex, auth: CallerPrincipal, key: NewApiKey, policies: TenantPolicies) {
   if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) {
     throw invalid('expires_at must be in the future', [{ field: 'body.expires_at', message: 'is in the past' }]);
   }
@@ -36,6 +39,11 @@ export async function createApiKey(db: Knex, auth: CallerPrincipal, key: NewApiK
   if (beyond.length) {
     const details = beyond.map((scope) => ({ field: 'body.scopes', message: `you do not hold ${scope}` }));
     throw new RefusedAction(new ApiError('FORBIDDEN', 'A key may only carry scopes its creator holds', details), event);
+  }
+  try {
+    enforceApiKeyLifetime(policies, key.expiresAt);
+  } catch (err) {
+    throw new RefusedAction(err as ApiError, event);
   }
   await lockUserForKeyCreation(db, auth.userId);
   if ((await countActiveKeysOfUser(db, auth.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { escapeLiteral } from 'pg';
-import { idOr, uuidOrNullSql } from '../ids';
+import { idOr, UUID, uuidOrNullSql } from '../ids';
 import type { SessionClaims } from './sessionTokens';
 import { newAgentToken, sha256 } from './tokens';
 import { statement } from '../../db/statements';
+import { withTenant } from '../../db/tenancy';
 
 /**
  * Postgres channel on which a change to what users may do is announced at commit, with the
@@ -57,6 +59,23 @@ const tenantBy = statement<{ id: string }, { ref: string }, 'id' | 'slug'>((q, {
 export async function findTenantId(system: Knex, idOrSlug: string): Promise<string | undefined> {
   const row = await tenantBy.first(system, { ref: idOrSlug }, idOr(idOrSlug, 'slug'));
   return row?.id;
+}
+
+/**
+ * The id of the tenant `tenant` names (an id or a slug), created when it does not exist: a
+ * slug becomes the new tenant's slug and name, an unknown id gets the slug `tenant-<first 8>`.
+ */
+export async function ensureTenant(app: Knex, system: Knex, tenant: string): Promise<string> {
+  const found = await findTenantId(system, tenant);
+  if (found) return found;
+  const tenantId = UUID.test(tenant) ? tenant : randomUUID();
+  const slug = UUID.test(tenant) ? `tenant-${tenantId.slice(0, 8)}` : tenant;
+  // Two processes may create it at once (API processes starting together): the loser's insert
+  // does nothing and both return the winner's id.
+  await withTenant(app, tenantId, (trx) =>
+    trx('tenants').insert({ id: tenantId, slug, name: slug }).onConflict().ignore(),
+  );
+  return (await findTenantId(system, tenant)) ?? tenantId;
 }
 
 /** Records use at most once a minute per key, so busy keys do not turn reads into writes. */

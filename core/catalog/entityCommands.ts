@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { actorOf, recordAudit } from '../audit/store';
 import type { Principal } from '../auth/principal';
 import { conflict, invalid, notFound, type ErrorDetail } from '../errors';
+import { enforceEntityOwner } from '../policies/enforcement';
+import type { TenantPolicies } from '../policies/reader';
 import { appendChangelog } from './changelogStore';
 import {
   changedFields,
@@ -91,12 +93,18 @@ const inputFields = (input: EntityInput): EntityFields => ({
   readme: input.readme,
 });
 
+/**
+ * `policies`: the tenant's, for a write through the entity API (entity_requires_owner applies);
+ * manifests, agents and the crawler pass none: they are exempt (docs/administration.md).
+ */
 export async function createEntity(
   db: Knex,
   by: Principal,
   input: EntityInput,
   source: EntitySource,
+  policies?: TenantPolicies,
 ): Promise<EntityView> {
+  if (policies) enforceEntityOwner(policies, input.owner);
   const serviceId = serviceIdOf(input);
   const relations = await resolveRelations(db, input.relations ?? [], { serviceId });
   const fields = {
@@ -130,9 +138,11 @@ async function applyFields(
   ref: string,
   next: EntityFields,
   relations?: RelationInput[],
+  policies?: TenantPolicies,
 ): Promise<EntityView> {
   const current = await lockEntity(db, ref);
   if (!current) throw notFound('Entity');
+  if (policies) enforceEntityOwner(policies, next.owner === undefined ? current.owner : next.owner);
   const { readme, ...view } = current;
   const resolved = relations && (await resolveRelations(db, relations, { id: view.id, serviceId: view.service_id }));
   const currentRelations = resolved ? await outgoingRelationRefs(db, view.id) : [];
@@ -154,15 +164,18 @@ async function applyFields(
   return entity;
 }
 
-/** A partial update (the spec's EntityUpdate); `source`, when given, becomes the entity's source. 404 when unknown. */
+/**
+ * A partial update (the spec's EntityUpdate) through the entity API, under the tenant's
+ * `policies` (entity_requires_owner: the entity must have an owner once updated). 404 when unknown.
+ */
 export function changeEntity(
   db: Knex,
   by: Principal,
   idOrServiceId: string,
   change: EntityChange,
-  source?: EntitySource,
+  policies: TenantPolicies,
 ): Promise<EntityView> {
-  return applyFields(db, by, idOrServiceId, { ...change, source });
+  return applyFields(db, by, idOrServiceId, change, undefined, policies);
 }
 
 /**

@@ -6,6 +6,8 @@ import type { CallerPrincipal } from '../auth/principal';
 import type { Config } from '../config';
 import { actorOf, recordAudit, RefusedAction, type AuditEvent } from '../audit/store';
 import { ApiError, invalid, notFound, rateLimited } from '../errors';
+import { enforceProductionApproval } from '../policies/enforcement';
+import type { PolicyReader } from '../policies/reader';
 import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { decisionConflict } from './decisionRules';
@@ -35,6 +37,7 @@ export interface ForgeCommandDeps {
   db: Knex;
   temporal: TemporalClient;
   config: Config;
+  policies: PolicyReader;
 }
 
 const inTenant = <T>(deps: ForgeCommandDeps, caller: CallerPrincipal, work: (trx: Knex.Transaction) => Promise<T>) =>
@@ -103,6 +106,10 @@ export async function startRun(
       // A mold-wide approval gates the first action.
       requiresApproval: action.requires_approval || (position === 0 && mold.requires_approval),
     }));
+    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
+      steps: runSteps,
+      parameters: values,
+    });
     const inserted = insertRun(trx, {
       id,
       tenantId: caller.tenantId,

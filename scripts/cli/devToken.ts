@@ -3,8 +3,7 @@ import { signDevSessionToken } from '../../core/auth/sessionTokens';
 import type { Config } from '../../core/config';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
-import { findTenantId } from '../../core/auth/store';
-import { ensureTenant } from './tenants';
+import { ensureTenant, findTenantId } from '../../core/auth/store';
 
 /** The tenant a token was asked for does not exist, and creating it was not asked for. */
 export class UnknownTenantError extends Error {

@@ -3,7 +3,7 @@ import { TIERS, type EntityType } from '../../core/catalog/types';
 import type { Config } from '../../core/config';
 import { createPool } from '../../db/pool';
 import { withTenant } from '../../db/tenancy';
-import { ensureTenant } from './tenants';
+import { ensureTenant } from '../../core/auth/store';
 
 // `shipyard seed`: a tenant filled with a believable catalog for demos and benchmarks. The data
 // is a pure function of the entity's number, so a second run with the same counts adds nothing

@@ -7,6 +7,7 @@ import { withTenant } from '../../db/tenancy';
 import { useForgeSuite } from '../support/forgeRuns';
 import { bearer, sessionToken, testConfig, type TestApi } from '../support/harness';
 import { until } from '../support/processes';
+import { sseEvents as readEvents, type SseEvent as LogEvent } from '../support/sse';
 
 // Run logs: appends, pages and the server-sent event stream.
 
@@ -27,31 +28,8 @@ beforeAll(() => {
 });
 afterAll(() => outside.destroy());
 
-interface SseEvent {
-  event: string;
-  id?: string;
-  data: { message?: string; status?: string | null };
-}
-
-/** The events of a server-sent event stream as they arrive (comments skipped), until it ends. */
-async function* sseEvents(res: Response): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body!) {
-    buffer += decoder.decode(chunk, { stream: true });
-    const blocks = buffer.split('\n\n');
-    buffer = blocks.pop()!;
-    for (const block of blocks) {
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (data === undefined) continue;
-      yield {
-        event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message',
-        id: /^id: (.*)$/m.exec(block)?.[1],
-        data: JSON.parse(data),
-      };
-    }
-  }
-}
+type SseEvent = LogEvent<{ message?: string; status?: string | null }>;
+const sseEvents = (res: Response) => readEvents<SseEvent['data']>(res);
 
 const follow = (runId: string, signal?: AbortSignal, headers: Record<string, string> = {}, token = writer) =>
   fetch(`${api.url}/api/v1/forge/runs/${runId}/logs?follow=true`, {

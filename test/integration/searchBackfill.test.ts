@@ -76,9 +76,18 @@ test('a backfill reads every tenant, runs one at a time, and never deletes', asy
   );
 }, 120_000);
 
-test("a tenant's admin may not start a backfill or read its status: it spans every tenant", async () => {
-  expect((await call(suite.adminA.token, 'POST', '/admin/backfill')).status).toBe(403);
+test("a tenant's admin may not start a backfill or read its status (it spans every tenant), and the refusal is audited", async () => {
+  const refused = await call(suite.adminA.token, 'POST', '/admin/backfill');
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', message: 'This operation is for platform operators' });
   expect((await call(suite.adminA.token, 'GET', '/admin/backfill/status')).status).toBe(403);
+  const activity = await call(suite.adminA.token, 'GET', '/admin/activity?limit=2');
+  expect(
+    activity.body.items.map(({ eventType, action, status }: Record<string, string>) => ({ eventType, action, status })),
+  ).toEqual([
+    { eventType: 'platform.operator_required', action: 'GET /api/v1/admin/backfill/status', status: 'failure' },
+    { eventType: 'platform.operator_required', action: 'POST /api/v1/admin/backfill', status: 'failure' },
+  ]);
 });
 
 test('unknown, duplicate or no collections, and unknown fields, are a 400', async () => {

@@ -1,0 +1,71 @@
+import type { Knex } from 'knex';
+import type { RunStatus } from '../forge/types';
+import { usersHolding, userOfActor } from './recipients';
+import { insertNotifications } from './store';
+import type { NotificationContent, NotificationKind } from './types';
+
+// The triggers' way in: each writes its notifications in the transaction of the change it
+// announces, so a notification exists exactly when the change committed.
+
+/**
+ * Notifies `userIds` of the tenant (in `trx`, the tenant's transaction) of `kind`: users who
+ * turned the kind off, or who already have one with the same dedupe key, get nothing. The ids of
+ * the users notified. Governance (issue 39) calls it when an action is assigned:
+ * `notifyUsers(trx, tenantId, [assigneeId], 'governance_action_assigned', {title, payload: {action_id}})`.
+ */
+export function notifyUsers(
+  trx: Knex,
+  tenantId: string,
+  userIds: string[],
+  kind: NotificationKind,
+  content: NotificationContent,
+): Promise<string[]> {
+  return insertNotifications(trx, tenantId, [...new Set(userIds)], kind, content);
+}
+
+interface RunFacts {
+  mold_slug: string;
+  started_by: string;
+  awaiting_position: number | null;
+}
+
+const runFacts = (trx: Knex, runId: string) =>
+  trx('runs')
+    .where({ id: runId })
+    .first<RunFacts | undefined>(
+      'mold_slug',
+      'started_by',
+      trx.raw(
+        "(select min(position) from run_steps s where s.run_id = runs.id and s.status = 'awaiting_approval') as awaiting_position",
+      ),
+    );
+
+const ENDINGS: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * After a run's status was written (the forge activities, in the same transaction): a run now
+ * waiting for approval notifies those who may approve it (forge:write holders but its starter),
+ * once per approval step; a run that ended notifies its starter (a user, or an API key's owner).
+ */
+export async function notifyRunStatus(trx: Knex, tenantId: string, runId: string, status: RunStatus): Promise<void> {
+  if (status !== 'awaiting_approval' && !ENDINGS.includes(status)) return;
+  const run = await runFacts(trx, runId);
+  if (!run) return;
+  const starter = await userOfActor(trx, run.started_by);
+  const payload = { run_id: runId, mold_slug: run.mold_slug, status };
+  if (status === 'awaiting_approval') {
+    const approvers = (await usersHolding(trx, 'forge:write')).filter((id) => id !== starter);
+    await notifyUsers(trx, tenantId, approvers, 'run_awaiting_approval', {
+      title: `A run of ${run.mold_slug} waits for your approval`,
+      payload: { ...payload, step_position: run.awaiting_position },
+      dedupeKey: `run:${runId}:approval:${run.awaiting_position}`,
+    });
+    return;
+  }
+  if (!starter) return;
+  await notifyUsers(trx, tenantId, [starter], 'run_ended', {
+    title: `Your run of ${run.mold_slug} ${status}`,
+    payload,
+    dedupeKey: `run:${runId}:ended`,
+  });
+}
