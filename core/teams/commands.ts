@@ -68,9 +68,10 @@ export interface NewTeam {
 export async function createTeam(db: Knex, auth: CallerPrincipal, team: NewTeam): Promise<Team> {
   const slug = team.slug ?? slugify(team.name);
   if (!isUsableSlug(slug)) {
-    throw invalid(team.slug ? 'slug must not look like a uuid' : 'No slug can be derived from this name; send a slug', [
-      { field: 'body.slug', message: 'is not usable' },
-    ]);
+    const why = team.slug
+      ? 'slug must not look like a uuid or be org-chart'
+      : 'No usable slug comes from this name; send a slug';
+    throw invalid(why, [{ field: 'body.slug', message: 'is not usable' }]);
   }
   if (team.parent_id) await requireParent(db, team.parent_id);
   const event = { eventType: 'team.created', action: 'create', metadata: { slug, name: team.name } };

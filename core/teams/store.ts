@@ -33,8 +33,11 @@ export const toTeam = (row: TeamRow) => ({
   updated_at: toIso(row.updated_at),
 });
 
-/** A slug must never be read as an id by GET /teams/{id_or_slug}. */
-export const isUsableSlug = (slug: string) => slug !== '' && !UUID.test(slug);
+/** Paths beside `/teams/{id_or_slug}` that a slug would otherwise shadow. */
+const ROUTE_WORDS: ReadonlySet<string> = new Set(['org-chart']);
+
+/** A slug must never be read as an id, or as another route, by GET /teams/{id_or_slug}. */
+export const isUsableSlug = (slug: string) => slug !== '' && !UUID.test(slug) && !ROUTE_WORDS.has(slug);
 
 /** Teams with their member counts, in one query (counts joined, not fetched per team). */
 function teamsWithCounts(q: Knex) {

@@ -128,3 +128,10 @@ test("only admin:write may bulk-move; another tenant's teams are unknown to it a
   expect((await chart(t.viewer)).map((n) => n.name)).toEqual(['mine']);
   expect((await chart(other.viewer)).map((n) => n.name)).toEqual(['theirs']);
 });
+
+test('org-chart is not a usable team slug, sent or derived from the name, so no team hides the route', async () => {
+  const t = await adminTenant('org-slug');
+  expect((await call(t.admin, 'POST', '/admin/teams', { name: 'Charts', slug: 'org-chart' })).status).toBe(400);
+  expect((await call(t.admin, 'POST', '/admin/teams', { name: 'Org Chart' })).status).toBe(400);
+  expect((await call(t.admin, 'GET', '/teams/org-chart')).body.teams).toEqual([]);
+});
