@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../core/taskQueues';
+import { createDatabaseBackupActivities } from './databaseBackup';
 import { createForgeActivities } from './forge';
 import { createLicenseActivities } from './license';
 import { createProbeActivities } from './probe';
@@ -11,7 +12,11 @@ export type { ActivityDeps };
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),
   search: (deps) => createSearchActivities(deps),
-  platform: (deps) => ({ ...createRetentionActivities(deps.db), ...createLicenseActivities(deps) }),
+  platform: (deps) => ({
+    ...createRetentionActivities(deps.db),
+    ...createLicenseActivities(deps),
+    ...createDatabaseBackupActivities(deps),
+  }),
 };
 
 /** The activities each pool registers: every pool answers the probe, plus its own domain's. */

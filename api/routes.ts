@@ -2,6 +2,7 @@ import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
 import { entityRoutes } from './catalog/routes';
 import { statsRoutes } from './catalog/statsRoutes';
+import { databaseRoutes } from './database/routes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { gitopsRoutes } from './gitops/routes';
@@ -44,4 +45,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...licenseRoutes,
   ...gitopsRoutes,
   ...operationsRoutes,
+  ...databaseRoutes,
 ];

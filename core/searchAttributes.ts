@@ -29,6 +29,7 @@ export const WORKFLOW_KINDS = [
   'search-reindex',
   'beta-grace',
   'auto-disconnect',
+  'database-backup',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 
