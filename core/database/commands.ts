@@ -6,7 +6,7 @@ import type { CallerPrincipal } from '../auth/principal';
 import { ApiError, conflict } from '../errors';
 import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
-import { deleteBackup, insertBackup } from './store';
+import { deleteBackup, failOrphanedBackups, insertBackup } from './store';
 import {
   DATABASE_BACKUP_WORKFLOW_ID,
   type DatabaseBackup,
@@ -67,14 +67,15 @@ export async function startBackup(
       },
     );
   }
-  await inTenant((trx) =>
-    recordAudit(trx, caller, {
+  await inTenant(async (trx) => {
+    await failOrphanedBackups(trx, id);
+    await recordAudit(trx, caller, {
       eventType: 'database.backup_started',
       action: 'Start a database backup',
       targetType: 'database_backup',
       targetId: id,
       metadata: { file_name: backup.file_name },
-    }),
-  );
+    });
+  });
   return backup;
 }

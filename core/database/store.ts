@@ -75,15 +75,29 @@ export async function deleteBackup(trx: Knex, id: string): Promise<void> {
   await trx('database_backups').where({ id }).delete();
 }
 
-/** Records how a running backup ended; a backup already ended keeps its record. */
+/**
+ * Records how a backup ended. Its workflow's word is final, even over `failOrphanedBackups`,
+ * which may have counted it ended while it was still being started.
+ */
 export async function finishBackup(trx: Knex, end: BackupEnd): Promise<void> {
   const result =
     end.status === 'completed'
       ? { size_bytes: end.size_bytes, sha256: end.sha256, duration_ms: end.duration_ms }
       : { error: end.error };
   await trx('database_backups')
-    .where({ id: end.backup_id, status: 'running' })
+    .where({ id: end.backup_id })
     .update({ status: end.status, ...result, completed_at: trx.fn.now() });
+}
+
+/**
+ * Fails the backups still `running` but `current`: only one backup workflow runs at a time, so
+ * once `current`'s has started, theirs has ended without recording it (terminated by hand, say).
+ */
+export async function failOrphanedBackups(trx: Knex, current: string): Promise<void> {
+  await trx('database_backups')
+    .where({ status: 'running' })
+    .whereNot({ id: current })
+    .update({ status: 'failed', error: 'its workflow ended without recording an outcome', completed_at: trx.fn.now() });
 }
 
 const NEWEST_FIRST: KeysetOrder = {

@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import knex from 'knex';
 import { libpqEnvironment, locatePgDump } from '../../activities/pgDump';
+import { findTenantId } from '../../core/auth/store';
+import { insertBackup } from '../../core/database/store';
 import { DATABASE_BACKUP_WORKFLOW_ID } from '../../core/database/types';
 import { createPool } from '../../db/pool';
+import { withTenant } from '../../db/tenancy';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { sessionToken, startWorkers, testConfig, type TestWorkers } from '../support/harness';
 import { until } from '../support/processes';
@@ -188,6 +191,21 @@ test('a dump that fails (no such database) is recorded failed with its error and
   expect(backup).toMatchObject({ status: 'failed', size_bytes: null, sha256: null });
   expect(backup.error).toMatch(/no_such_db_.* does not exist/);
   await expect(access(path.join(config.backups.dir, backup.file_name))).rejects.toThrow();
+}, 90_000);
+
+test('a backup whose workflow ended without recording it is failed when the next one starts', async () => {
+  const orphan = randomUUID();
+  const platform = (await findTenantId(suite.api.deps.system, config.platformTenant))!;
+  await withTenant(suite.api.deps.db, platform, (trx) =>
+    insertBackup(trx, { id: orphan, tenant_id: platform, file_name: 'orphan.dump', requested_by: 'test' }),
+  );
+  const started = await call(operator, 'POST', '/database/backup');
+  expect(started.status).toBe(201);
+  await settled(started.body.id);
+  expect(await settled(orphan)).toMatchObject({
+    status: 'failed',
+    error: expect.stringContaining('without recording'),
+  });
 }, 90_000);
 
 test('the backups list pages newest first', async () => {
