@@ -30,7 +30,10 @@ ENV NODE_ENV=production
 WORKDIR /app
 # Forge scripts run only inside bubblewrap; the forge worker's container must also allow user
 # namespaces (README: Security → Script sandbox). timeout and prlimit are in the base image.
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
+# postgresql-client: the platform worker's database backups run its pg_dump (bookworm's is 15,
+# as the server in docker-compose.yml; pg_dump must be at least the server's major).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap postgresql-client \
+  && rm -rf /var/lib/apt/lists/*
 # Files stay root-owned (read-only to the app); the process runs as the image's `node` user.
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules

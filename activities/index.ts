@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../core/taskQueues';
+import { createDatabaseBackupActivities } from './databaseBackup';
 import { createForgeActivities } from './forge';
 import { createLicenseActivities } from './license';
 import { createNotificationActivities } from './notifications';
@@ -16,6 +17,7 @@ const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
     ...createRetentionActivities(deps.db),
     ...createLicenseActivities(deps),
     ...createNotificationActivities(deps),
+    ...createDatabaseBackupActivities(deps),
   }),
 };
 

@@ -5,6 +5,7 @@ import { apiKeyRoutes } from './apiKeys/routes';
 import { auditRoutes } from './audit/routes';
 import { entityRoutes } from './catalog/routes';
 import { statsRoutes } from './catalog/statsRoutes';
+import { databaseRoutes } from './database/routes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { gitopsRoutes } from './gitops/routes';
@@ -54,4 +55,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...policyRoutes,
   ...featureRoutes,
   ...notificationRoutes,
+  ...databaseRoutes,
 ];

@@ -137,6 +137,7 @@ export interface Config {
   };
   operations: OperationsConfig;
   admin: AdminConfig;
+  backups: BackupConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -180,6 +181,34 @@ function adminFrom(env: Env): AdminConfig {
   };
 }
 // End of platform administration (issue 41)
+// Database backups (issue 41, dbops)
+/** POST /database/backup: pg_dump on a platform worker (docs/operations.md, docs/limits.md). */
+export interface BackupConfig {
+  /** Where dumps are written (SHIPYARD_BACKUP_DIR, default `<SHIPYARD_DATA>/backups`). */
+  dir: string;
+  /**
+   * The pg_dump to run (SHIPYARD_PG_DUMP). Unset: the newest of Debian's
+   * /usr/lib/postgresql/<major>/bin/pg_dump, else pg_dump on PATH. It must be as new as the server.
+   */
+  pgDump?: string;
+  /**
+   * What the dump connects as (SHIPYARD_BACKUP_DATABASE_URL): a role that bypasses row-level
+   * security, or the dump would be empty. Default: the system role's (DATABASE_SYSTEM_URL).
+   */
+  databaseUrl: string;
+  /** How long one dump may run before it is failed (SHIPYARD_BACKUP_TIMEOUT). */
+  timeoutMs: number;
+}
+
+function backupsFrom(env: Env, dataDir: string, systemUrl: string): BackupConfig {
+  return {
+    dir: path.resolve(env.SHIPYARD_BACKUP_DIR || path.join(dataDir, 'backups')),
+    pgDump: env.SHIPYARD_PG_DUMP || undefined,
+    databaseUrl: env.SHIPYARD_BACKUP_DATABASE_URL || systemUrl,
+    timeoutMs: durationFrom(env, 'SHIPYARD_BACKUP_TIMEOUT', '6h'),
+  };
+}
+// End of database backups (issue 41, dbops)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -283,6 +312,8 @@ export function loadConfig(env: Env = process.env): Config {
   const pgDatabase = env.SHIPYARD_PG_DATABASE ?? 'shipyard';
   const localUrl = (role: string) => `postgres://${role}:${role}@${pgHost}:${pgPort}/${pgDatabase}`;
   const port = intFrom(env, 'PORT', 8080);
+  const systemUrl = env.DATABASE_SYSTEM_URL ?? localUrl('shipyard_system');
+  const dataDir = path.resolve(env.SHIPYARD_DATA ?? path.join(projectRoot(), '.data'));
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
@@ -292,7 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: {
       appUrl: env.DATABASE_URL ?? localUrl('shipyard_app'),
       ownerUrl: env.DATABASE_OWNER_URL ?? localUrl('shipyard_owner'),
-      systemUrl: env.DATABASE_SYSTEM_URL ?? localUrl('shipyard_system'),
+      systemUrl,
       poolMax: intFrom(env, 'DATABASE_POOL_MAX', 10),
     },
     elasticsearch: {
@@ -304,7 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',
       uiUrl: env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233',
     },
-    dataDir: path.resolve(env.SHIPYARD_DATA ?? path.join(projectRoot(), '.data')),
+    dataDir,
     auth: {
       issuer: env.AUTH_ISSUER ?? 'shipyard-dev',
       audience: env.AUTH_AUDIENCE ?? 'shipyard',
@@ -358,5 +389,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     operations: operationsFrom(env),
     admin: adminFrom(env),
+    backups: backupsFrom(env, dataDir, systemUrl),
   };
 }

@@ -30,6 +30,7 @@ export const WORKFLOW_KINDS = [
   'beta-grace',
   'auto-disconnect',
   'api-key-expiry',
+  'database-backup',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

@@ -10,3 +10,4 @@ export { searchReindex } from './searchReindex';
 export { betaGrace } from './betaGrace';
 export { autoDisconnect } from './autoDisconnect';
 export { apiKeyExpiryNotices } from './apiKeyExpiry';
+export { databaseBackup } from './databaseBackup';

@@ -16,3 +16,7 @@ begin
   end if;
 end
 $$;
+-- GET /database/info and /database/connections read every backend's state through the system
+-- role; without this, backends of the other roles show as `unknown` (never their query text:
+-- the API does not select it).
+grant pg_read_all_stats to shipyard_system;

@@ -3,7 +3,7 @@
 
 PG_DATA="$SHIPYARD_DATA/postgres"
 PG_LOG="$LOG_DIR/postgres.log"
-PG_DATABASES=(shipyard shipyard_test)
+PG_DATABASES=(shipyard shipyard_test shipyard_test_restore)
 
 pg_bindir() {
   local dir

@@ -10,6 +10,7 @@ import {
   RELATION_TYPES,
   TIERS,
 } from '../../core/catalog/types';
+import { BACKUP_STATUSES } from '../../core/database/types';
 import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gitops/types';
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
@@ -69,6 +70,7 @@ test.each([
   ['manifests', 'manifest_type', MANIFEST_TYPES],
   ['notifications', 'kind', NOTIFICATION_KINDS],
   ['notification_preferences', 'kind', NOTIFICATION_KINDS],
+  ['database_backups', 'status', BACKUP_STATUSES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });

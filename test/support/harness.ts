@@ -63,9 +63,8 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-/** Real Temporal workers for the given pools, in this process, on the test namespace. */
-export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
-  const config = testConfig();
+/** Real Temporal workers for the given pools, in this process, on the test namespace (with `config`'s settings). */
+export async function startWorkers(pools: WorkerPool[], config: Config = testConfig()): Promise<TestWorkers> {
   const clients = createWorkerClients(config, { poolMax: 4 });
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
   const workers = await createPoolWorkers(pools, config, clients, { code });
