@@ -14,6 +14,7 @@ import { manifestRoutes } from './manifests/routes';
 import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
+import { scorecardRoutes } from './scorecards/routes';
 import { searchRoutes } from './search/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
@@ -44,4 +45,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...licenseRoutes,
   ...gitopsRoutes,
   ...operationsRoutes,
+  ...scorecardRoutes,
 ];
