@@ -136,6 +136,7 @@ export interface Config {
     readOnlyCacheMs: number;
   };
   operations: OperationsConfig;
+  scorecards: ScorecardsConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -154,6 +155,39 @@ function operationsFrom(env: Env): OperationsConfig {
   };
 }
 // End of operations and GitOps (issue 38)
+
+// Scorecards (issue 39)
+/** Scorecards and initiatives (docs/scorecards.md, docs/limits.md). */
+export interface ScorecardsConfig {
+  /** Entities one activity scores in one transaction (the batch a tenant's workflow takes at a time). */
+  batchSize: number;
+  /** Per tenant: more is a 409 naming the limit. */
+  maxCategories: number;
+  maxRules: number;
+  maxInitiatives: number;
+  /** How long a tenant's scoring workflow waits for more work before it ends (a new change starts it again). */
+  idleMs: number;
+  /** How often the platform worker looks for queued work whose notification it missed. */
+  drainPollMs: number;
+  /** How often every tenant is scored again (time-based checks: workloads, crawled docs). */
+  rescoreIntervalMs: number;
+  /** How often initiatives past their target date are checked for governance actions. */
+  initiativeIntervalMs: number;
+}
+
+function scorecardsFrom(env: Env): ScorecardsConfig {
+  return {
+    batchSize: positiveIntFrom(env, 'SHIPYARD_SCORECARD_BATCH_SIZE', 500),
+    maxCategories: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_CATEGORIES', 50),
+    maxRules: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_RULES', 200),
+    maxInitiatives: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_INITIATIVES', 100),
+    idleMs: durationFrom(env, 'SHIPYARD_SCORECARD_IDLE', '1m'),
+    drainPollMs: durationFrom(env, 'SHIPYARD_SCORECARD_DRAIN_POLL', '5s'),
+    rescoreIntervalMs: durationFrom(env, 'SHIPYARD_SCORECARD_RESCORE_INTERVAL', '1d'),
+    initiativeIntervalMs: durationFrom(env, 'SHIPYARD_SCORECARD_INITIATIVE_INTERVAL', '1d'),
+  };
+}
+// End of scorecards (issue 39)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -331,5 +365,6 @@ export function loadConfig(env: Env = process.env): Config {
       readOnlyCacheMs: durationFrom(env, 'SHIPYARD_LICENSE_READ_ONLY_CACHE', '10s'),
     },
     operations: operationsFrom(env),
+    scorecards: scorecardsFrom(env),
   };
 }
