@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { useSearchIndex } from '../support/searchIndex';
 import {
   callApi,
   sessionToken,
@@ -21,6 +22,7 @@ let adminB: { token: string; tenantId: string };
 let viewerA: { token: string; tenantId: string };
 
 jest.setTimeout(60_000);
+const { drainAll } = useSearchIndex();
 
 const call = (token: string, method: string, path: string, body?: unknown): Promise<Reply> =>
   callApi(api, token, method, path, body);
@@ -310,5 +312,70 @@ describe('scoring', () => {
     expect(own.status).toBe(200);
     if (own.body.pending) expect(own.body).toMatchObject({ grade: null, score: null, evaluated_at: null, rules: [] });
     expect((await scorecardOf(id, viewerA.token)).status).toBe(404);
+  });
+
+  test('the grade filters GET /entities and is a filter and facet of /search, following a grade change', async () => {
+    const full = {
+      owner: 'payments',
+      tier: 'tier1',
+      description: 'Fully described',
+      lifecycle: 'production',
+      links: [{ url: 'https://runbooks.test/x', title: 'Runbook' }],
+      readme: { content: '# Hello', format: 'markdown' },
+    };
+    // A tenant of its own: the default rules, untouched by the tests above.
+    const adminC = await sessionToken({ tenant: `score-c-${run}`, email: 'admin@c.test', roles: ['admin'] });
+    const good = await createEntity(adminC.token, { name: `Gradewise good ${run}`, ...full });
+    const bare = await createEntity(adminC.token, { name: `Gradewise bare ${run}` });
+    const graded = await Promise.all(
+      [good, bare].map((id) =>
+        eventually(
+          () => scorecardOf(id, adminC.token),
+          (res) => !res.body.pending,
+        ),
+      ),
+    );
+    expect(graded.map((res) => res.body.grade)).toEqual(['A+', 'D']);
+
+    const listed = async (grade: string) =>
+      (await call(adminC.token, 'GET', `/entities?search=gradewise&grade=${grade}`)).body.entities.map(
+        (e: { id: string }) => e.id,
+      );
+    expect(await listed('A%2B')).toEqual([good]);
+    expect(await listed('A+')).toEqual([good]);
+    expect(await listed('D')).toEqual([bare]);
+    expect((await listed('A%2B,D')).sort()).toEqual([good, bare].sort());
+    expect(await listed('B,C')).toEqual([]);
+    const bad = await call(adminC.token, 'GET', '/entities?grade=E');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toContainEqual(expect.objectContaining({ field: 'grade' }));
+    // Another tenant's grades never filter in this tenant's entities.
+    expect((await call(adminA.token, 'GET', `/entities?search=gradewise&grade=A%2B,D`)).body.entities).toEqual([]);
+
+    await drainAll();
+    const searched = async (grade?: string) =>
+      (await call(adminC.token, 'GET', `/search?q=gradewise${grade ? `&grade=${grade}` : ''}`)).body;
+    const all = await searched();
+    expect(all.facets.grade).toEqual(
+      expect.arrayContaining([
+        { value: 'A+', count: 1 },
+        { value: 'D', count: 1 },
+      ]),
+    );
+    expect((await searched('D')).results.map((r: { id: string }) => r.id)).toEqual([bare]);
+
+    // The bare entity gets everything: its grade changes, and search follows through the outbox.
+    await call(adminC.token, 'PUT', `/entities/${bare}`, {
+      owner: 'payments',
+      tier: 'tier2',
+      description: 'Now described',
+      lifecycle: 'production',
+    });
+    await eventually(
+      () => scorecardOf(bare, adminC.token),
+      (res) => res.body.grade !== 'D',
+    );
+    await drainAll();
+    expect((await searched('D')).results).toEqual([]);
   });
 });
