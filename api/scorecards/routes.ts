@@ -13,6 +13,7 @@ import {
 import { entityScorecard } from '../../core/scorecards/resultStore';
 import { entityRefParams } from '../catalog/schemas';
 import { defineRoute } from '../http/route';
+import { initiativeRoutes } from './initiativeRoutes';
 import {
   categoriesSchema,
   categoryInputSchema,
@@ -159,6 +160,7 @@ export const scorecardRoutes = [
     },
     handler: ({ db, auth, body }) => replaceGrading(db, auth, body),
   }),
+  ...initiativeRoutes,
   defineRoute({
     method: 'GET',
     path: '/entities/{id}/scorecard',

@@ -172,3 +172,110 @@ export const initiativeFilterSchema = {
   },
   additionalProperties: false,
 } as const;
+
+export const initiativeInputSchema = {
+  type: 'object',
+  required: ['name', 'rule_ids', 'target_date'],
+  properties: {
+    name,
+    description,
+    rule_ids: { type: 'array', items: uuid, minItems: 1, maxItems: 100 },
+    entity_filter: initiativeFilterSchema,
+    target_date: {
+      type: 'string',
+      format: 'date',
+      description: 'Past it, each entity still failing gets a governance action',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const initiativeProperties = {
+  id: uuid,
+  name: { type: 'string' },
+  description: { type: ['string', 'null'] },
+  rule_ids: { type: 'array', items: uuid },
+  entity_filter: initiativeFilterSchema,
+  target_date: { type: 'string', format: 'date' },
+  actions_opened_at: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'When the governance actions for the entities still failing past the target date were opened',
+  },
+  created_at: dateTime,
+  updated_at: dateTime,
+} as const;
+const initiativeRequired = [
+  'id',
+  'name',
+  'description',
+  'rule_ids',
+  'entity_filter',
+  'target_date',
+  'actions_opened_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const initiativeSchema = {
+  type: 'object',
+  required: initiativeRequired,
+  properties: initiativeProperties,
+  additionalProperties: false,
+} as const;
+
+export const initiativesSchema = { type: 'array', items: initiativeSchema } as const;
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const initiativeProgressSchema = {
+  type: 'object',
+  required: [...initiativeRequired, 'progress'],
+  properties: {
+    ...initiativeProperties,
+    progress: {
+      type: 'object',
+      required: ['total', 'passing', 'by_team', 'entities'],
+      properties: {
+        total: count,
+        passing: { ...count, description: 'Entities passing every rule of the initiative at their latest scoring' },
+        by_team: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['owner', 'total', 'passing'],
+            properties: { owner: { type: ['string', 'null'] }, total: count, passing: count },
+            additionalProperties: false,
+          },
+        },
+        entities: {
+          type: 'array',
+          description: 'A page (limit, offset) of the entities, those still failing first',
+          items: {
+            type: 'object',
+            required: ['entity_id', 'name', 'owner', 'passing', 'failing_rule_ids'],
+            properties: {
+              entity_id: uuid,
+              name: { type: 'string' },
+              owner: { type: ['string', 'null'] },
+              passing: { type: 'boolean' },
+              failing_rule_ids: { type: 'array', items: uuid },
+            },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const progressQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+    offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+  },
+  additionalProperties: false,
+} as const;
