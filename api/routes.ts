@@ -5,6 +5,7 @@ import { statsRoutes } from './catalog/statsRoutes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { gitopsRoutes } from './gitops/routes';
+import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
@@ -15,6 +16,7 @@ import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
 import { searchRoutes } from './search/routes';
+import { securityRoutes } from './security/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
 import { teamRoutes } from './teams/routes';
@@ -44,4 +46,6 @@ export const apiRoutes: RouteDefinition[] = [
   ...licenseRoutes,
   ...gitopsRoutes,
   ...operationsRoutes,
+  ...governanceRoutes,
+  ...securityRoutes,
 ];
