@@ -5,6 +5,7 @@ import { statsRoutes } from './catalog/statsRoutes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { gitopsRoutes } from './gitops/routes';
+import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
@@ -16,6 +17,7 @@ import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
 import { scorecardRoutes } from './scorecards/routes';
 import { searchRoutes } from './search/routes';
+import { securityRoutes } from './security/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
 import { teamRoutes } from './teams/routes';
@@ -45,5 +47,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...licenseRoutes,
   ...gitopsRoutes,
   ...operationsRoutes,
+  ...governanceRoutes,
+  ...securityRoutes,
   ...scorecardRoutes,
 ];
