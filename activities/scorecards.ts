@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
+import { openDueInitiativeActions } from '../core/scorecards/initiativeCommands';
+import { tenantsWithDueInitiatives } from '../core/scorecards/initiativeStore';
 import { requestFullRescoreOfEveryTenant } from '../core/scorecards/queueStore';
+import { withTenant } from '../db/tenancy';
 import type { QueuedBatch, RangeBatch } from '../core/scorecards/scorecardWorkflows';
 import { scoreQueuedBatch, scoreRangeBatch } from '../core/scorecards/scoringCommands';
 
@@ -16,6 +19,14 @@ export function createScorecardActivities(deps: { db: Knex; system: Knex }) {
     /** Queues a full re-score of every tenant (the system role); the waker starts their workflows. */
     async queueRescoreOfEveryTenant(): Promise<number> {
       return requestFullRescoreOfEveryTenant(deps.system);
+    },
+    /** Tenants with an initiative past its date and no actions opened yet (the system role). */
+    async listTenantsWithDueInitiatives(): Promise<string[]> {
+      return tenantsWithDueInitiatives(deps.system);
+    },
+    /** Opens the governance actions of the tenant's initiatives past their date, in one tenant transaction. */
+    async openInitiativeActions(input: { tenant_id: string }): Promise<{ initiatives: number; actions: number }> {
+      return withTenant(deps.db, input.tenant_id, (trx) => openDueInitiativeActions(trx, input.tenant_id));
     },
   };
 }

@@ -16,7 +16,7 @@ import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from 
 import { reconcileSchedule } from '../core/forge/reconcileSchedule';
 import { autoDisconnectSchedule } from '../core/license/licenseWorkflows';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
-import { rescoreAllSchedule } from '../core/scorecards/scorecardWorkflows';
+import { initiativeDeadlinesSchedule, rescoreAllSchedule } from '../core/scorecards/scorecardWorkflows';
 import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
 import type { SearchEngine } from '../search/client';
 import { crawlTickSchedule } from '../search/crawlControl';
@@ -86,7 +86,7 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
 const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)[]> = {
   forge: [reconcileSchedule],
   search: [crawlTickSchedule],
-  platform: [retentionSchedule, autoDisconnectSchedule, rescoreAllSchedule],
+  platform: [retentionSchedule, autoDisconnectSchedule, rescoreAllSchedule, initiativeDeadlinesSchedule],
 };
 
 /**

@@ -1,16 +1,18 @@
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ScorecardActivities } from '../activities/scorecards';
 import type {
+  InitiativeDeadlinesWorkflow,
   RescoreAllTenantsWorkflow,
   ScorecardsQueuedSignal,
   ScoreTenantInput,
   ScoreTenantWorkflow,
 } from '../core/scorecards/scorecardWorkflows';
 
-const { scoreQueued, scoreRange, queueRescoreOfEveryTenant } = proxyActivities<ScorecardActivities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 10 },
-});
+const { scoreQueued, scoreRange, queueRescoreOfEveryTenant, listTenantsWithDueInitiatives, openInitiativeActions } =
+  proxyActivities<ScorecardActivities>({
+    startToCloseTimeout: '5 minutes',
+    retry: { maximumAttempts: 10 },
+  });
 
 export const scorecardsQueuedSignal = defineSignal('scorecards-queued' satisfies ScorecardsQueuedSignal);
 
@@ -56,3 +58,21 @@ export async function rescoreAllTenants(): Promise<{ tenants: number }> {
 }
 
 rescoreAllTenants satisfies RescoreAllTenantsWorkflow;
+
+/**
+ * The daily initiative deadline (the `shipyard-initiative-deadlines` schedule): each tenant with
+ * an initiative past its target date opens its governance actions, one tenant per activity so a
+ * retry repeats one tenant's work (which gov deduplicates) and the history holds only counts.
+ */
+export async function initiativeDeadlines(): Promise<{ initiatives: number; actions: number }> {
+  let initiatives = 0;
+  let actions = 0;
+  for (const tenant_id of await listTenantsWithDueInitiatives()) {
+    const opened = await openInitiativeActions({ tenant_id });
+    initiatives += opened.initiatives;
+    actions += opened.actions;
+  }
+  return { initiatives, actions };
+}
+
+initiativeDeadlines satisfies InitiativeDeadlinesWorkflow;

@@ -5,6 +5,9 @@ import { invalid, notFound } from '../errors';
 import {
   countRules,
   deleteInitiative,
+  dueInitiatives,
+  failingEntities,
+  markActionsOpened,
   getInitiative,
   initiativeProgress,
   insertInitiative,
@@ -12,8 +15,13 @@ import {
   type InitiativeInput,
 } from './initiativeStore';
 import { countRows } from './configStore';
+import { resolveOwner } from '../catalog/ownerStore';
+import { createAction } from '../governance/actionCommands';
 
-// Initiatives' changes (audited) and their progress read.
+// Initiatives' changes (audited), their progress read, and the governance actions opened past
+// their target date.
+
+const ACTION_TITLE_MAX = 200;
 
 async function checkInput(db: Knex, input: InitiativeInput): Promise<InitiativeInput> {
   const ruleIds = [...new Set(input.rule_ids)];
@@ -65,4 +73,36 @@ export async function readInitiative(db: Knex, id: string, page: { limit: number
   const initiative = await getInitiative(db, id);
   if (!initiative) throw notFound('Initiative');
   return { ...initiative, progress: await initiativeProgress(db, initiative, page) };
+}
+
+/**
+ * Past an initiative's target date, each of its entities still failing one of its rules gets
+ * one governance action for its owning team (`source_type: initiative`, deduplicated by gov per
+ * initiative and entity), and the initiative is marked so the next daily run skips it. Returns
+ * the initiatives handled and the actions opened.
+ */
+export async function openDueInitiativeActions(
+  db: Knex,
+  tenantId: string,
+): Promise<{ initiatives: number; actions: number }> {
+  const actor = { kind: 'system' as const, tenantId, name: 'initiatives' };
+  const due = await dueInitiatives(db);
+  let actions = 0;
+  for (const initiative of due) {
+    for (const entity of await failingEntities(db, initiative)) {
+      const { created } = await createAction(db, actor, {
+        title: `Initiative past its target date: ${initiative.name}`.slice(0, ACTION_TITLE_MAX),
+        type: 'initiative',
+        priority: 'medium',
+        description: `Rules still failing: ${entity.failing.length} of ${initiative.rule_ids.length} (target ${initiative.target_date})`,
+        entity_id: entity.id,
+        assigned_to: (await resolveOwner(db, entity.owner)).teams[0]?.slug ?? entity.owner ?? undefined,
+        source_type: 'initiative',
+        source_id: initiative.id,
+      });
+      if (created) actions++;
+    }
+    await markActionsOpened(db, initiative.id);
+  }
+  return { initiatives: due.length, actions };
 }

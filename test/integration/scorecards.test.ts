@@ -378,4 +378,128 @@ describe('scoring', () => {
     await drainAll();
     expect((await searched('D')).results).toEqual([]);
   });
+
+  test('a failing rule with a severity opens a finding; the finding resolves when the rule passes again', async () => {
+    const id = await createEntity(adminA.token, { name: `Unowned ${run}` });
+    const ownerRule = (await asAdmin('GET', '/admin/scorecards/rules')).body.find(
+      (r: { name: string }) => r.name === 'Has an owner',
+    );
+    const findings = async () =>
+      (await call(adminA.token, 'GET', `/security/findings?entity_id=${id}&type=missing_owner`)).body.findings;
+    const [opened] = await eventually(findings, (list) => list.length === 1);
+    expect(opened).toMatchObject({
+      source: 'scorecard',
+      fingerprint: ownerRule.id,
+      severity: 'medium',
+      status: 'open',
+      description: 'owner is not set',
+    });
+
+    // Scored again with the same result (a rule change re-scores all): still the one finding.
+    await asAdmin('PUT', '/admin/scorecards/grading', { a_plus: 96, a: 85, b: 70, c: 55, d: 40 });
+    await call(adminA.token, 'PUT', `/entities/${id}`, { owner: 'payments' });
+    const [resolved] = await eventually(findings, (list) => list[0]?.status === 'resolved');
+    expect(resolved.id).toBe(opened.id);
+    expect(resolved.resolved_at).not.toBeNull();
+    expect(await findings()).toHaveLength(1);
+  });
+});
+
+describe('initiatives', () => {
+  test('initiatives are created with their rules, read with progress per team and entity, and validated', async () => {
+    const adminD = await sessionToken({ tenant: `score-d-${run}`, email: 'admin@d.test', roles: ['admin'] });
+    const asD = (method: string, path: string, body?: unknown) => call(adminD.token, method, path, body);
+    const rules = (await asD('GET', '/admin/scorecards/rules')).body;
+    const ruleId = (name: string) => rules.find((r: { name: string }) => r.name === name).id;
+    const owned = await createEntity(adminD.token, { name: `Owned ${run}`, owner: 'payments', tier: 'tier1' });
+    const unowned = await createEntity(adminD.token, { name: `Unowned ${run}`, tier: 'tier1' });
+    const library = await createEntity(adminD.token, { name: `Library ${run}`, type: 'library' });
+    await Promise.all(
+      [owned, unowned, library].map((id) =>
+        eventually(
+          () => scorecardOf(id, adminD.token),
+          (res) => !res.body.pending,
+        ),
+      ),
+    );
+
+    const body = {
+      name: 'Everyone owned',
+      description: 'Q4 ownership push',
+      rule_ids: [ruleId('Has an owner'), ruleId('Has a tier')],
+      entity_filter: { type: 'service' },
+      target_date: '2020-01-31',
+    };
+    const created = await asD('POST', '/admin/scorecards/initiatives', body);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ ...body, actions_opened_at: null });
+    expect((await asD('GET', '/admin/scorecards/initiatives')).body.map((i: { id: string }) => i.id)).toEqual([
+      created.body.id,
+    ]);
+
+    const read = await asD('GET', `/admin/scorecards/initiatives/${created.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.progress).toMatchObject({
+      total: 2,
+      passing: 1,
+      by_team: [
+        { owner: 'payments', total: 1, passing: 1 },
+        { owner: null, total: 1, passing: 0 },
+      ],
+    });
+    expect(read.body.progress.entities).toEqual([
+      {
+        entity_id: unowned,
+        name: `Unowned ${run}`,
+        owner: null,
+        passing: false,
+        failing_rule_ids: [ruleId('Has an owner')],
+      },
+      { entity_id: owned, name: `Owned ${run}`, owner: 'payments', passing: true, failing_rule_ids: [] },
+    ]);
+    expect(
+      (await asD('GET', `/admin/scorecards/initiatives/${created.body.id}?limit=1&offset=1`)).body.progress.entities,
+    ).toHaveLength(1);
+
+    const unknownRule = await asD('POST', '/admin/scorecards/initiatives', { ...body, rule_ids: [randomUUID()] });
+    expect(unknownRule.status).toBe(400);
+    expect(unknownRule.body.error.details).toContainEqual({
+      field: 'rule_ids',
+      message: 'must name rules of this tenant',
+    });
+    expect((await asD('POST', '/admin/scorecards/initiatives', { ...body, target_date: 'soon' })).status).toBe(400);
+    expect((await asD('POST', '/admin/scorecards/initiatives', { ...body, rule_ids: [] })).status).toBe(400);
+    // Another tenant's rules are unknown here, and its initiatives invisible.
+    const ruleOfA = (await asAdmin('GET', '/admin/scorecards/rules')).body[0].id;
+    expect((await asD('POST', '/admin/scorecards/initiatives', { ...body, rule_ids: [ruleOfA] })).status).toBe(400);
+    expect((await asAdmin('GET', `/admin/scorecards/initiatives/${created.body.id}`)).status).toBe(404);
+    expect((await asAdmin('PUT', `/admin/scorecards/initiatives/${created.body.id}`, body)).status).toBe(404);
+    expect((await asAdmin('DELETE', `/admin/scorecards/initiatives/${created.body.id}`)).status).toBe(404);
+    expect((await asAdmin('GET', '/admin/scorecards/initiatives')).body).toEqual([]);
+    expect((await call(viewerA.token, 'GET', '/admin/scorecards/initiatives')).status).toBe(403);
+
+    // Past its date: one action per entity still failing, for its owner, however often the run repeats.
+    const runDeadlines = () =>
+      api.deps.temporal.workflow.execute('initiativeDeadlines', {
+        taskQueue: 'shipyard-platform',
+        workflowId: `initiative-deadlines-test-${randomUUID()}`,
+      });
+    await runDeadlines();
+    await runDeadlines();
+    const actions = (await asD('GET', '/governance/actions?source_type=initiative')).body.actions;
+    expect(actions).toHaveLength(1);
+    expect(actions[0]).toMatchObject({ entity_id: unowned, source_id: created.body.id, status: 'open' });
+    expect(
+      (await asD('GET', `/admin/scorecards/initiatives/${created.body.id}`)).body.actions_opened_at,
+    ).not.toBeNull();
+
+    const replaced = await asD('PUT', `/admin/scorecards/initiatives/${created.body.id}`, {
+      ...body,
+      name: 'Owned by all',
+    });
+    expect(replaced.body).toMatchObject({ name: 'Owned by all' });
+    expect(replaced.body.actions_opened_at).not.toBeNull();
+    expect((await asD('DELETE', `/admin/scorecards/initiatives/${created.body.id}`)).status).toBe(204);
+    expect((await asD('GET', `/admin/scorecards/initiatives/${created.body.id}`)).status).toBe(404);
+  });
 });
