@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Config } from '../core/config';
 import { openDueInitiativeActions } from '../core/scorecards/initiativeCommands';
 import { tenantsWithDueInitiatives } from '../core/scorecards/initiativeStore';
 import { requestFullRescoreOfEveryTenant } from '../core/scorecards/queueStore';
@@ -6,7 +7,7 @@ import { withTenant } from '../db/tenancy';
 import type { QueuedBatch, RangeBatch } from '../core/scorecards/scorecardWorkflows';
 import { scoreQueuedBatch, scoreRangeBatch } from '../core/scorecards/scoringCommands';
 
-export function createScorecardActivities(deps: { db: Knex; system: Knex }) {
+export function createScorecardActivities(deps: { db: Knex; system: Knex; config: Config }) {
   return {
     /** Scores the entities of the tenant's next queued rows, in one tenant transaction. */
     async scoreQueued(input: { tenant_id: string; limit: number }): Promise<QueuedBatch> {
@@ -14,7 +15,13 @@ export function createScorecardActivities(deps: { db: Knex; system: Knex }) {
     },
     /** Scores the tenant's next `limit` entities after `after_id` (a full pass's batch). */
     async scoreRange(input: { tenant_id: string; after_id: string | null; limit: number }): Promise<RangeBatch> {
-      return scoreRangeBatch(deps.db, input.tenant_id, input.after_id, input.limit);
+      return scoreRangeBatch(
+        deps.db,
+        input.tenant_id,
+        input.after_id,
+        input.limit,
+        deps.config.scorecards.passConcurrency,
+      );
     },
     /** Queues a full re-score of every tenant (the system role); the waker starts their workflows. */
     async queueRescoreOfEveryTenant(): Promise<number> {

@@ -159,9 +159,11 @@ function operationsFrom(env: Env): OperationsConfig {
 // Scorecards (issue 39)
 /** Scorecards and initiatives (docs/scorecards.md, docs/limits.md). */
 export interface ScorecardsConfig {
-  /** Entities one activity scores in one transaction (the batch a tenant's workflow takes at a time). */
+  /** Entities one activity scores (the batch a tenant's workflow takes at a time). */
   batchSize: number;
-  /** Per tenant: more is a 409 naming the limit. */
+  /** Transactions a full pass's batch is split over, side by side. */
+  passConcurrency: number;
+  /** Per tenant: one more is a 400 naming the limit. */
   maxCategories: number;
   maxRules: number;
   maxInitiatives: number;
@@ -177,7 +179,8 @@ export interface ScorecardsConfig {
 
 function scorecardsFrom(env: Env): ScorecardsConfig {
   return {
-    batchSize: positiveIntFrom(env, 'SHIPYARD_SCORECARD_BATCH_SIZE', 500),
+    batchSize: positiveIntFrom(env, 'SHIPYARD_SCORECARD_BATCH_SIZE', 1000),
+    passConcurrency: positiveIntFrom(env, 'SHIPYARD_SCORECARD_PASS_CONCURRENCY', 2),
     maxCategories: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_CATEGORIES', 50),
     maxRules: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_RULES', 200),
     maxInitiatives: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_INITIATIVES', 100),

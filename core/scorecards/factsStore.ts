@@ -75,11 +75,11 @@ export async function factsOf(db: Knex, ids: string[]): Promise<EntityFactsRow[]
   return rows.map(toFacts);
 }
 
-/** The facts of the next `limit` entities after `afterId` in id order (a full pass's batch). */
-export async function factsAfter(db: Knex, afterId: string | null, limit: number): Promise<EntityFactsRow[]> {
-  const { rows } = await db.raw<{ rows: FactsRecord[] }>(
-    `${FACTS_SQL} where e.tenant_id = app_current_tenant() and e.id > ?::uuid order by e.id limit ?`,
-    [afterId ?? '00000000-0000-0000-0000-000000000000', limit],
-  );
-  return rows.map(toFacts);
-}
+/** The next `limit` entity ids after `afterId` in id order (a full pass's batch). */
+export const entityIdsAfter = (db: Knex, afterId: string | null, limit: number): Promise<string[]> =>
+  db('entities')
+    .whereRaw('tenant_id = app_current_tenant()')
+    .where('id', '>', afterId ?? '00000000-0000-0000-0000-000000000000')
+    .orderBy('id')
+    .limit(limit)
+    .pluck('id');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { entityIdOf } from '../catalog/entityStore';
+import { listCategories, listRules } from './configStore';
 import { notFound } from '../errors';
 import { isoTimestamp } from '../timestamps';
 import type { CategoryScore, EntityScore, RuleResult } from './scoringRules';
@@ -13,24 +14,33 @@ export interface ScoredEntity {
   result: EntityScore;
 }
 
-/** Upserts a batch's results in one statement. */
-export async function writeScores(db: Knex, tenantId: string, scored: ScoredEntity[]): Promise<void> {
+/**
+ * Upserts a batch's results in one statement, the batch as one JSON parameter (a row of
+ * placeholders per entity cost more to build and parse than the rows themselves). Results keep
+ * ids, outcomes and reasons; names and weights are the configuration's, joined when read (the
+ * write is most of a re-score's cost, and it halved without them).
+ */
+export async function writeScores(db: Knex, scored: ScoredEntity[]): Promise<void> {
   if (scored.length === 0) return;
-  await db('entity_scorecards')
-    .insert(
-      scored.map(({ entity_id, version, result }) => ({
-        entity_id,
-        tenant_id: tenantId,
-        score: result.score,
-        grade: result.grade,
-        category_scores: JSON.stringify(result.category_scores),
-        rule_results: JSON.stringify(result.rule_results),
-        entity_version: version,
-        evaluated_at: db.fn.now(),
-      })),
-    )
-    .onConflict('entity_id')
-    .merge();
+  const rows = scored.map(({ entity_id, version, result }) => ({
+    entity_id,
+    version,
+    score: result.score,
+    grade: result.grade,
+    category_scores: result.category_scores.map(({ category_id, score }) => ({ category_id, score })),
+    rule_results: result.rule_results.map(({ rule_id, passed, reason }) => ({ rule_id, passed, reason })),
+  }));
+  await db.raw(
+    `insert into entity_scorecards
+       (entity_id, tenant_id, score, grade, category_scores, rule_results, entity_version, evaluated_at)
+     select r.entity_id, app_current_tenant(), r.score, r.grade, r.category_scores, r.rule_results, r.version, now()
+     from jsonb_to_recordset(?::jsonb) as r(entity_id uuid, score numeric, grade text, category_scores jsonb,
+       rule_results jsonb, version timestamptz)
+     on conflict (entity_id) do update set score = excluded.score, grade = excluded.grade,
+       category_scores = excluded.category_scores, rule_results = excluded.rule_results,
+       entity_version = excluded.entity_version, evaluated_at = excluded.evaluated_at`,
+    [JSON.stringify(rows)],
+  );
 }
 
 /** Per entity, the rules it failed at its previous evaluation (entities never scored are absent). */
@@ -48,8 +58,8 @@ export async function previousFailures(db: Knex, ids: string[]): Promise<Map<str
 export interface StoredScorecard {
   score: number;
   grade: Grade;
-  category_scores: CategoryScore[];
-  rule_results: RuleResult[];
+  category_scores: Pick<CategoryScore, 'category_id' | 'score'>[];
+  rule_results: Pick<RuleResult, 'rule_id' | 'passed' | 'reason'>[];
   entity_version: string;
   evaluated_at: string;
 }
@@ -73,14 +83,29 @@ export const readScorecard = (db: Knex, entityId: string): Promise<StoredScoreca
 export async function entityScorecard(db: Knex, ref: string) {
   const entityId = await entityIdOf(db, ref);
   if (!entityId) throw notFound('Entity');
-  const stored = await readScorecard(db, entityId);
+  const [stored, categories, rules] = await Promise.all([
+    readScorecard(db, entityId),
+    listCategories(db),
+    listRules(db),
+  ]);
+  // A rule or category deleted since the evaluation is left out: its re-score is already queued.
+  const categoryOf = new Map(categories.map((category) => [category.id, category]));
+  const ruleOf = new Map(rules.map((rule) => [rule.id, rule]));
   return {
     entity_id: entityId,
     pending: !stored,
     score: stored?.score ?? null,
     grade: stored?.grade ?? null,
-    categories: stored?.category_scores ?? [],
-    rules: stored?.rule_results ?? [],
+    categories: (stored?.category_scores ?? []).flatMap(({ category_id, score }) => {
+      const category = categoryOf.get(category_id);
+      return category ? [{ category_id, name: category.name, weight: category.weight, score }] : [];
+    }),
+    rules: (stored?.rule_results ?? []).flatMap(({ rule_id, passed, reason }) => {
+      const rule = ruleOf.get(rule_id);
+      return rule
+        ? [{ rule_id, name: rule.name, category_id: rule.category_id, weight: rule.weight, passed, reason }]
+        : [];
+    }),
     evaluated_at: stored?.evaluated_at ?? null,
     entity_version: stored?.entity_version ?? null,
   };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { withTenant } from '../../db/tenancy';
 import { ensureDefaults, loadScoringConfig } from './configStore';
-import { factsAfter, factsOf, type EntityFactsRow } from './factsStore';
+import { entityIdsAfter, factsOf, type EntityFactsRow } from './factsStore';
 import { claimQueued } from './queueStore';
 import { previousFailures, writeScores } from './resultStore';
 import { SCORECARD_ACTOR, syncFindings } from './findingSync';
@@ -29,7 +29,7 @@ async function scoreFacts(trx: Knex, tenantId: string, facts: EntityFactsRow[]):
           facts.map((entity) => entity.id),
         )
       : new Map();
-  await writeScores(trx, tenantId, scored);
+  await writeScores(trx, scored);
   await syncFindings(trx, SCORECARD_ACTOR(tenantId), findingRules, scored, before);
 }
 
@@ -52,17 +52,37 @@ export function scoreQueuedBatch(db: Knex, tenantId: string, limit: number): Pro
   });
 }
 
-/** Scores the tenant's next `limit` entities after `afterId` in id order; `last_id` null: the pass is done. */
-export function scoreRangeBatch(
+/**
+ * Scores the tenant's next `limit` entities after `afterId` in id order, in `concurrency`
+ * transactions side by side over consecutive slices (a pass is mostly database work, which one
+ * connection leaves half idle). `last_id` null: the pass is done.
+ */
+export async function scoreRangeBatch(
   db: Knex,
   tenantId: string,
   afterId: string | null,
   limit: number,
+  concurrency: number,
 ): Promise<{ scored: number; last_id: string | null }> {
-  return withTenant(db, tenantId, async (trx) => {
+  const ids = await withTenant(db, tenantId, async (trx) => {
     await ensureDefaults(trx, tenantId);
-    const facts = await factsAfter(trx, afterId, limit);
-    await scoreFacts(trx, tenantId, facts);
-    return { scored: facts.length, last_id: facts.length === limit ? facts[facts.length - 1].id : null };
+    return entityIdsAfter(trx, afterId, limit);
   });
+  const size = Math.ceil(ids.length / concurrency);
+  const slices = Array.from({ length: concurrency }, (_, i) => ids.slice(i * size, (i + 1) * size));
+  const scored = await Promise.all(
+    slices
+      .filter((slice) => slice.length > 0)
+      .map((slice) =>
+        withTenant(db, tenantId, async (trx) => {
+          const facts = await factsOf(trx, slice);
+          await scoreFacts(trx, tenantId, facts);
+          return facts.length;
+        }),
+      ),
+  );
+  return {
+    scored: scored.reduce((sum, count) => sum + count, 0),
+    last_id: ids.length === limit ? ids[ids.length - 1] : null,
+  };
 }
