@@ -5,6 +5,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
 } from '@temporalio/workflow';
 import type { ScorecardActivities } from '../activities/scorecards';
 import type {
@@ -34,6 +35,13 @@ export const scorecardsQueuedSignal = defineSignal('scorecards-queued' satisfies
 const ROUNDS_PER_RUN = 100;
 
 /**
+ * Local activities run back to back in one workflow task, which sees no signal until it ends
+ * (at the latest when it heartbeats, ~8 s): a timer every few rounds ends it, so a change made
+ * during a full pass is seen within about a second, for a round trip per YIELD_EVERY batches.
+ */
+const YIELD_EVERY = 5;
+
+/**
  * One tenant's scoring (one run per tenant: a fixed workflow id, woken by signalWithStart). Each
  * round scores one batch of queued entities, then, while a full pass is under way, one batch of
  * it: a single change waits a batch or two, even during a full pass over 100k entities.
@@ -59,6 +67,7 @@ export async function scoreTenant(input: ScoreTenantInput): Promise<void> {
     if (fullAfter !== undefined) {
       const page = await scoreRange({ tenant_id, after_id: fullAfter, limit });
       fullAfter = page.last_id ?? undefined;
+      if (round % YIELD_EVERY === YIELD_EVERY - 1) await sleep(1);
     }
   }
   await continueAsNew<ScoreTenantWorkflow>({ ...input, full_after: fullAfter });

@@ -24,7 +24,8 @@ import { percentile } from './load';
 // a warm-up round. The tenant's default rules lose their finding severities first: opening
 // findings is a one-off of an entity's first failure, not the cost of scoring. Goals: ≥ 0.5× the floor's
 // entities/s, and the pass well under a minute (< 60 s). Then LATENCY_WRITES single-entity
-// writes, each timed from its commit to its new grade being stored (p50, p95).
+// writes, each timed from its commit to its new grade being stored (p50, p95), and 5 more while
+// a full pass of the tenant is under way.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LATENCY_WRITES = Number(process.env.BENCH_SCORECARD_WRITES ?? 20);
 const RATIO_GOAL = 0.5;
@@ -175,10 +176,10 @@ async function main(): Promise<void> {
     );
 
     // Write → new grade: an entity's owner flips, committed as an API write commits it (the
-    // trigger queues it); timed until its stored result is of that version.
-    const ids = await inTenant((trx) => trx('entities').orderBy('id').limit(LATENCY_WRITES).pluck('id'));
-    const latencies: number[] = [];
-    for (const id of ids) {
+    // trigger queues it); timed until its stored result is of that version. Idle first, then
+    // while a full pass of the tenant is under way.
+    const ids: string[] = await inTenant((trx) => trx('entities').orderBy('id').limit(LATENCY_WRITES).pluck('id'));
+    const writeToGrade = async (id: string): Promise<number> => {
       const t0 = performance.now();
       const version = await inTenant(async (trx) => {
         const [row] = await trx('entities')
@@ -194,13 +195,22 @@ async function main(): Promise<void> {
         if (stored && new Date(stored.entity_version).getTime() >= version.getTime()) break;
         await sleep(5);
       }
-      latencies.push(performance.now() - t0);
-    }
-    latencies.sort((a, b) => a - b);
-    console.log(
-      `write → new grade, ${LATENCY_WRITES} single-entity writes one after the other: ` +
-        `p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms`,
-    );
+      return performance.now() - t0;
+    };
+    const summary = (latencies: number[]) => {
+      const sorted = [...latencies].sort((a, b) => a - b);
+      return `p50 ${percentile(sorted, 50).toFixed(0)} ms, p95 ${percentile(sorted, 95).toFixed(0)} ms`;
+    };
+    const idle: number[] = [];
+    for (const id of ids) idle.push(await writeToGrade(id));
+    console.log(`write → new grade, ${ids.length} single-entity writes one after the other: ${summary(idle)}`);
+    // The last entities in id order: the pass itself reaches them last.
+    const last: string[] = await inTenant((trx) => trx('entities').orderBy('id', 'desc').limit(5).pluck('id'));
+    await inTenant((trx) => requestFullRescore(trx, tenantId));
+    await sleep(500);
+    const duringPass: number[] = [];
+    for (const id of last) duringPass.push(await writeToGrade(id));
+    console.log(`the same during a full pass of the tenant, ${duringPass.length} writes: ${summary(duringPass)}`);
   } finally {
     await waker.stop();
     workers.shutdown();
