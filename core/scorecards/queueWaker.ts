@@ -47,7 +47,11 @@ export class ScorecardQueueWaker {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       try {
-        for (const tenantId of await tenantsWithQueuedWork(this.system)) await this.wakeTenant(tenantId);
+        for (const tenantId of await tenantsWithQueuedWork(this.system)) {
+          // A stop need not wait for every tenant's wake-up: the next start finds the rest queued.
+          if (this.stopped) break;
+          await this.wakeTenant(tenantId);
+        }
       } catch (err) {
         this.logger.warn({ err }, 'could not wake the scorecard workflows: retrying at the next poll');
       }

@@ -49,7 +49,7 @@ async function createEntity(token: string, body: Record<string, unknown>): Promi
 
 beforeAll(async () => {
   api = await startApi();
-  workers = await startWorkers(['platform']);
+  workers = await startWorkers(['platform'], { scorecardWaker: true });
   adminA = await sessionToken({ tenant: `score-a-${run}`, email: 'admin@a.test', roles: ['admin'] });
   adminB = await sessionToken({ tenant: `score-b-${run}`, email: 'admin@b.test', roles: ['admin'] });
   viewerA = await sessionToken({ tenant: `score-a-${run}`, email: 'viewer@a.test', roles: ['viewer'] });

@@ -64,15 +64,21 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-/** Real Temporal workers for the given pools, in this process, on the test namespace. */
-export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
+/**
+ * Real Temporal workers for the given pools, in this process, on the test namespace; with
+ * `scorecardWaker`, the platform pool's waker beside them, as workers/main.ts runs it (opt-in:
+ * it would wake every tenant other suites left queued).
+ */
+export async function startWorkers(
+  pools: WorkerPool[],
+  { scorecardWaker = false }: { scorecardWaker?: boolean } = {},
+): Promise<TestWorkers> {
   const config = testConfig();
   const clients = createWorkerClients(config, { poolMax: 4 });
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
   const workers = await createPoolWorkers(pools, config, clients, { code });
   const running = workers.run();
-  // As workers/main.ts: the platform pool's scorecard waker runs beside it.
-  const waker = pools.includes('platform')
+  const waker = scorecardWaker
     ? await startScorecardWaker(config, clients, workers.temporal, pino({ level: 'silent' }))
     : undefined;
   return {
