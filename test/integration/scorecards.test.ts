@@ -405,6 +405,70 @@ describe('scoring', () => {
   });
 });
 
+describe('what else re-scores an entity', () => {
+  const ruleOf = (res: Reply, name: string) => res.body.rules.find((r: { name: string }) => r.name === name);
+
+  test('a dependency becoming deprecated re-scores the entities that depend on it', async () => {
+    const adminE = await sessionToken({ tenant: `score-e-${run}`, email: 'admin@e.test', roles: ['admin'] });
+    const library = await createEntity(adminE.token, { name: `Old lib ${run}`, service_id: `old-lib-${run}` });
+    const app = await createEntity(adminE.token, {
+      name: `App ${run}`,
+      relations: [{ type: 'depends_on', target: `old-lib-${run}` }],
+    });
+    const rule = 'No deprecated dependencies';
+    const before = await eventually(
+      () => scorecardOf(app, adminE.token),
+      (res) => !res.body.pending,
+    );
+    expect(ruleOf(before, rule).passed).toBe(true);
+    await call(adminE.token, 'PUT', `/entities/${library}`, { lifecycle: 'deprecated' });
+    const after = await eventually(
+      () => scorecardOf(app, adminE.token),
+      (res) => !ruleOf(res, rule).passed,
+    );
+    expect(ruleOf(after, rule).reason).toBe(`depends on deprecated old-lib-${run}`);
+  });
+
+  test("a scanner's finding re-scores its entity; the security rule fails while it is open", async () => {
+    const adminF = await sessionToken({ tenant: `score-f-${run}`, email: 'admin@f.test', roles: ['admin'] });
+    const id = await createEntity(adminF.token, { name: `Scanned ${run}` });
+    const rule = 'No open finding above medium';
+    await eventually(
+      () => scorecardOf(id, adminF.token),
+      (res) => !res.body.pending,
+    );
+    const reported = await call(adminF.token, 'POST', '/security/findings', {
+      entity_id: id,
+      type: 'cve',
+      severity: 'high',
+      title: 'CVE-2026-0001 in libfoo',
+      source: 'scanner',
+    });
+    expect(reported.status).toBe(201);
+    const failing = await eventually(
+      () => scorecardOf(id, adminF.token),
+      (res) => !ruleOf(res, rule).passed,
+    );
+    expect(ruleOf(failing, rule).reason).toBe('open high finding, above medium');
+    await call(adminF.token, 'PATCH', `/security/findings/${reported.body.id}`, { status: 'resolved' });
+    await eventually(
+      () => scorecardOf(id, adminF.token),
+      (res) => ruleOf(res, rule).passed,
+    );
+  });
+
+  test('the platform pool creates the nightly re-score and the daily initiative schedules', async () => {
+    for (const [scheduleId, workflowType] of [
+      ['shipyard-scorecards-rescore', 'rescoreAllTenants'],
+      ['shipyard-initiative-deadlines', 'initiativeDeadlines'],
+    ]) {
+      const schedule = await api.deps.temporal.schedule.getHandle(scheduleId).describe();
+      expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType, taskQueue: 'shipyard-platform' });
+      expect(schedule.spec.intervals?.map((interval) => interval.every)).toEqual([86_400_000]);
+    }
+  });
+});
+
 describe('initiatives', () => {
   test('initiatives are created with their rules, read with progress per team and entity, and validated', async () => {
     const adminD = await sessionToken({ tenant: `score-d-${run}`, email: 'admin@d.test', roles: ['admin'] });
