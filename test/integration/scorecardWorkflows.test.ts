@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { ScorecardActivities } from '../../activities/scorecards';
 import type { ScoreTenantInput } from '../../core/scorecards/scorecardWorkflows';
 import { scorecardsQueuedSignal, type initiativeDeadlines, type scoreTenant } from '../../workflows/scorecards';
 import { startStubWorker } from '../support/stubWorker';
+import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 
 // The scorecard workflows on the real dev server with stub activities: each test scripts what
 // the queue and the entity pages hold and reads back the calls the workflow made, in order.
@@ -153,6 +158,19 @@ test('the nightly run queues a full re-score of every tenant; the deadline run o
   expect(result).toEqual({ initiatives: 2, actions: 4 });
   expect(calls.filter((call) => call.activity === 'openInitiativeActions').map((call) => call.tenant_id)).toEqual(
     dueTenants,
+  );
+});
+
+// A tenant's run lives on across deployments (woken again and again until idle): a change of its
+// commands would stall it on a determinism error. Recorded from the code that first shipped (plain
+// payloads): a full pass of seven pages with queued work in its first two rounds, its fifth batch
+// a regular activity.
+test('a scoreTenant run recorded from the first version replays without a determinism error', async () => {
+  const fixture = 'scoreTenant-v1.history.bin';
+  await Worker.runReplayHistory(
+    { workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') } },
+    temporal.api.history.v1.History.decode(await readFile(path.join(__dirname, '..', 'fixtures', fixture))),
+    fixture,
   );
 });
 
