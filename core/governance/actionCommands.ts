@@ -42,7 +42,7 @@ function audit(
  */
 async function requireEntity(trx: Knex, entityId: string): Promise<void> {
   const entity = await trx('entities').where({ id: entityId }).forShare().first('id');
-  if (!entity) throw invalid('No such entity', [{ field: 'entity_id', message: 'names no entity of the tenant' }]);
+  if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { conflict, invalid } from '../errors';
+import { conflict } from '../errors';
 import { ACTIONABLE_STATUSES, FINAL_STATUSES, type ActionFilter, type ActionStatus } from './types';
 
 // The governance actions' pure rules: which status moves a PATCH may make, and which list
@@ -20,22 +20,16 @@ export function assertActionMove(from: ActionStatus, to: ActionStatus): void {
   }
 }
 
-/** The filters that match only actionable actions, which `closed=true` (final actions only) contradicts. */
-function activeOnlyFilters(filter: ActionFilter): string[] {
-  const names: string[] = [];
-  if (filter.status !== undefined && isActionable(filter.status)) names.push(`status=${filter.status}`);
-  if (filter.actionable === true) names.push('actionable=true');
-  if (filter.overdue === true) names.push('overdue=true');
-  return names;
-}
-
-/** The spec's one refused combination: `closed=true` with a filter that matches only active actions. */
-export function assertCompatibleFilters(filter: ActionFilter): void {
-  if (filter.closed !== true) return;
-  const active = activeOnlyFilters(filter);
-  if (active.length === 0) return;
-  throw invalid(`closed=true (final actions only) cannot be combined with ${active.join(', ')} (active actions only)`, [
-    { field: 'closed', message: 'true matches only final actions (resolved, dismissed, wont_fix)' },
-    ...active.map((name) => ({ field: name.split('=')[0], message: `${name} matches only active actions` })),
-  ]);
+/**
+ * The filters that contradict `closed=true` (final actions only) by matching only active ones:
+ * the spec's one refused combination. Empty when there is no conflict.
+ */
+export function filtersConflictingWithClosed(filter: ActionFilter): { name: keyof ActionFilter; value: string }[] {
+  if (filter.closed !== true) return [];
+  const conflicts: { name: keyof ActionFilter; value: string }[] = [];
+  if (filter.status !== undefined && isActionable(filter.status))
+    conflicts.push({ name: 'status', value: filter.status });
+  if (filter.actionable === true) conflicts.push({ name: 'actionable', value: 'true' });
+  if (filter.overdue === true) conflicts.push({ name: 'overdue', value: 'true' });
+  return conflicts;
 }

@@ -31,7 +31,7 @@ function audit(
 /** The entity a finding is about, share-locked so a concurrent delete waits for this transaction. */
 async function lockEntityOwner(trx: Knex, entityId: string): Promise<{ owner: string | null }> {
   const entity = await trx('entities').where({ id: entityId }).forShare().first('owner');
-  if (!entity) throw invalid('No such entity', [{ field: 'entity_id', message: 'names no entity of the tenant' }]);
+  if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
   return entity;
 }
 
