@@ -172,6 +172,8 @@ test.each([
   'cursor=-4',
   'overdue=maybe',
   'status=closed',
+  'entity_id=checkout',
+  `entity_id=urn:uuid:${randomUUID()}`,
 ])('a bad paging or filter value (%s) is a 400', async (query) => {
   expect((await call('GET', `/governance/actions?${query}`)).status).toBe(400);
 });
@@ -195,6 +197,7 @@ test('PATCH moves a non-final action to any status; a final one reopens, but nev
     due_date: null,
   });
   expect((await call('PATCH', `/governance/actions/${randomUUID()}`, { status: 'open' })).status).toBe(404);
+  expect((await call('GET', `/governance/actions/urn:uuid:${id}`)).status).toBe(400);
   await call('DELETE', `/governance/actions/${id}`);
 });
 

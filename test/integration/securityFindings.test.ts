@@ -201,6 +201,7 @@ test('the list filters by severity, entity, type and status, pages by opaque cur
   expect((await call('GET', '/security/findings?cursor=nope')).status).toBe(400);
   expect((await call('GET', '/security/findings?limit=101')).status).toBe(400);
   expect((await call('GET', '/security/findings?entity_id=checkout')).status).toBe(400);
+  expect((await call('GET', `/security/findings/urn:uuid:${b.id}`)).status).toBe(400);
   await withTenant(api.deps.db, editorA.tenantId, (trx) => trx('entities').where({ id: entity }).delete());
 });
 
@@ -224,7 +225,7 @@ test('status changes and reports show in the entity’s /activity', async () => 
 test('the overview grades the mean score by the tenant’s thresholds and counts grades and active findings', async () => {
   const viewer = await sessionToken({ tenant: `sec-o-${run}`, email: 'editor@o.test', roles: ['editor'] });
   const db = api.deps.db;
-  const scored = [];
+  const scored: string[] = [];
   for (const [name, score, grade] of [
     ['a', 96, 'A+'],
     ['b', 72, 'B'],
