@@ -126,12 +126,16 @@ export async function bulkUpdateStatus(
   status: ActionStatus,
 ): Promise<{ requested: number; updated: number }> {
   const changed = await bulkSetStatus(trx, ids, status);
-  for (const row of changed) {
-    await audit(trx, actor, row.id, row.entity_id, {
-      eventType: 'governance_action.updated',
-      action: 'bulk_update',
-      metadata: { fields: ['status'], old_status: row.previous, new_status: status },
-    });
-  }
+  // One entry per action, so each shows in its entity's activity; sent together (one round trip
+  // on the pipelined connection).
+  await Promise.all(
+    changed.map((row) =>
+      audit(trx, actor, row.id, row.entity_id, {
+        eventType: 'governance_action.updated',
+        action: 'bulk_update',
+        metadata: { fields: ['status'], old_status: row.previous, new_status: status },
+      }),
+    ),
+  );
   return { requested: ids.length, updated: changed.length };
 }

@@ -101,13 +101,15 @@ export async function resolveFindings(
   criteria: { entityId: string; source: FindingSource; fingerprints: string[] },
 ): Promise<{ id: string; type: string; fingerprint: string }[]> {
   const resolved = await resolveOpenFindings(trx, criteria);
-  for (const finding of resolved) {
-    await audit(trx, actor, criteria.entityId, finding.id, {
-      eventType: 'security_finding.status_changed',
-      action: 'resolve',
-      metadata: { type: finding.type, old_status: finding.previous, new_status: 'resolved' },
-    });
-  }
+  await Promise.all(
+    resolved.map((finding) =>
+      audit(trx, actor, criteria.entityId, finding.id, {
+        eventType: 'security_finding.status_changed',
+        action: 'resolved',
+        metadata: { type: finding.type, old_status: finding.previous, new_status: 'resolved' },
+      }),
+    ),
+  );
   return resolved.map(({ id, type, fingerprint }) => ({ id, type, fingerprint }));
 }
 
