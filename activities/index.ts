@@ -4,6 +4,7 @@ import { createForgeActivities } from './forge';
 import { createLicenseActivities } from './license';
 import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
+import { createScorecardActivities } from './scorecards';
 import { createSearchActivities } from './search';
 
 export type { ActivityDeps };
@@ -11,7 +12,11 @@ export type { ActivityDeps };
 const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
   forge: (deps) => createForgeActivities(deps),
   search: (deps) => createSearchActivities(deps),
-  platform: (deps) => ({ ...createRetentionActivities(deps.db), ...createLicenseActivities(deps) }),
+  platform: (deps) => ({
+    ...createRetentionActivities(deps.db),
+    ...createLicenseActivities(deps),
+    ...createScorecardActivities(deps),
+  }),
 };
 
 /** The activities each pool registers: every pool answers the probe, plus its own domain's. */

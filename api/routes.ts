@@ -15,6 +15,7 @@ import { manifestRoutes } from './manifests/routes';
 import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
+import { scorecardRoutes } from './scorecards/routes';
 import { searchRoutes } from './search/routes';
 import { securityRoutes } from './security/routes';
 import { sessionRoutes } from './session/routes';
@@ -48,4 +49,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...operationsRoutes,
   ...governanceRoutes,
   ...securityRoutes,
+  ...scorecardRoutes,
 ];

@@ -29,6 +29,9 @@ export const WORKFLOW_KINDS = [
   'search-reindex',
   'beta-grace',
   'auto-disconnect',
+  'scorecards',
+  'scorecards-rescore-all',
+  'initiative-deadlines',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

@@ -9,3 +9,4 @@ export { searchCrawl, crawlTick } from './searchCrawl';
 export { searchReindex } from './searchReindex';
 export { betaGrace } from './betaGrace';
 export { autoDisconnect } from './autoDisconnect';
+export { scoreTenant, rescoreAllTenants, initiativeDeadlines } from './scorecards';

@@ -1,4 +1,6 @@
+import Ajv from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
+import { invalid } from '../errors';
 import { LIFECYCLES } from '../catalog/types';
 import { FINDING_SEVERITIES, type FindingSeverity } from './types';
 
@@ -111,6 +113,17 @@ export const checkVariantsSchema = {
   ],
 } as const;
 export type Check = FromSchema<typeof checkVariantsSchema>;
+
+const isCheck = new Ajv({ strict: false }).compile<Check>(checkVariantsSchema);
+
+/**
+ * A check as its type: the API's schema has already refused a bad one with that kind's errors
+ * (if/then carries no type), so this only narrows; anything else is still a 400.
+ */
+export function toCheck(value: unknown): Check {
+  if (!isCheck(value)) throw invalid('Invalid check', [{ field: 'check', message: 'is not a check of a known kind' }]);
+  return value;
+}
 
 /** What the checks read about one entity, gathered for a batch by one query (scoreStore). */
 export interface EntityFacts {

@@ -33,6 +33,9 @@ export interface RuleInput {
   check: Check;
 }
 
+/** A rule as the API receives it: its check validated by the check schema, not yet typed. */
+export type RuleBody = Omit<RuleInput, 'check'> & { check: unknown };
+
 export interface Rule {
   id: string;
   name: string;

@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
 import type { EntityFacts } from './checks';
+import { FINDING_SEVERITIES } from './types';
 
 // What the checks read about a batch of entities, in one statement: every fact is a column of
 // the entity or an index lookup beside it (links to crawled repositories, deprecated
-// dependencies, the latest workload sighting), never a query per entity.
+// dependencies, the latest workload sighting, the worst open finding), never a query per
+// entity. Findings the scorecards opened themselves are left out: a failing rule would otherwise
+// fail the security rule too, one scoring later.
 
 export interface EntityFactsRow extends EntityFacts {
   id: string;
@@ -26,7 +29,11 @@ export const FACTS_SQL = `
       order by t.service_id
     ) as deprecated_dependencies,
     (select max(w.last_seen_at) from k8s_workloads w where w.entity_id = e.id) as last_workload_seen_at,
-    null::text as worst_open_finding
+    (select f.severity from security_findings f
+      where f.entity_id = e.id and f.status in ('open', 'acknowledged') and f.source <> 'scorecard'
+      order by array_position(array[${FINDING_SEVERITIES.map((severity) => `'${severity}'`).join(', ')}], f.severity)
+      limit 1
+    ) as worst_open_finding
   from entities e`;
 
 interface FactsRecord {

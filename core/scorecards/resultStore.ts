@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { entityIdOf } from '../catalog/entityStore';
+import { notFound } from '../errors';
 import { isoTimestamp } from '../timestamps';
 import type { CategoryScore, EntityScore, RuleResult } from './scoringRules';
 import type { Grade } from './types';
@@ -63,3 +65,23 @@ export const readScorecard = (db: Knex, entityId: string): Promise<StoredScoreca
       isoTimestamp(db, 'entity_version', 'entity_version'),
       isoTimestamp(db, 'evaluated_at', 'evaluated_at'),
     );
+
+/**
+ * GET /entities/{id}/scorecard: the latest result, or, for an entity not scored yet (just
+ * created; the worker scores it within seconds), `pending` with a null grade.
+ */
+export async function entityScorecard(db: Knex, ref: string) {
+  const entityId = await entityIdOf(db, ref);
+  if (!entityId) throw notFound('Entity');
+  const stored = await readScorecard(db, entityId);
+  return {
+    entity_id: entityId,
+    pending: !stored,
+    score: stored?.score ?? null,
+    grade: stored?.grade ?? null,
+    categories: stored?.category_scores ?? [],
+    rules: stored?.rule_results ?? [],
+    evaluated_at: stored?.evaluated_at ?? null,
+    entity_version: stored?.entity_version ?? null,
+  };
+}

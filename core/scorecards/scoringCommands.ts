@@ -3,26 +3,34 @@ import { withTenant } from '../../db/tenancy';
 import { ensureDefaults, loadScoringConfig } from './configStore';
 import { factsAfter, factsOf, type EntityFactsRow } from './factsStore';
 import { claimQueued } from './queueStore';
-import { writeScores } from './resultStore';
+import { previousFailures, writeScores } from './resultStore';
+import { SCORECARD_ACTOR, syncFindings } from './findingSync';
 import { scoreEntity } from './scoringRules';
 
 // Scoring a batch of one tenant's entities: the facts in one query, the configuration once, the
-// results in one upsert, all in one transaction with the claim of the queue rows, so a failed
-// batch is retried whole.
+// results in one upsert, the findings of the rule results that changed, all in one transaction
+// with the claim of the queue rows, so a failed batch is retried whole.
 
 async function scoreFacts(trx: Knex, tenantId: string, facts: EntityFactsRow[]): Promise<void> {
   if (facts.length === 0) return;
   const { categories, rules, grading } = await loadScoringConfig(trx);
   const now = new Date();
-  await writeScores(
-    trx,
-    tenantId,
-    facts.map((entity) => ({
-      entity_id: entity.id,
-      version: entity.version,
-      result: scoreEntity(categories, rules, grading, entity, now),
-    })),
-  );
+  const scored = facts.map((entity) => ({
+    entity_id: entity.id,
+    version: entity.version,
+    result: scoreEntity(categories, rules, grading, entity, now),
+  }));
+  // Read before the write replaces them: which rule results changed.
+  const findingRules = rules.filter((rule) => rule.severity);
+  const before =
+    findingRules.length > 0
+      ? await previousFailures(
+          trx,
+          facts.map((entity) => entity.id),
+        )
+      : new Map();
+  await writeScores(trx, tenantId, scored);
+  await syncFindings(trx, SCORECARD_ACTOR(tenantId), findingRules, scored, before);
 }
 
 export interface QueuedBatchResult {

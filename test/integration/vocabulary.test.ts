@@ -16,6 +16,7 @@ import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gito
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { EDITION_PREFIX, LICENSE_TYPES } from '../../core/license/keys';
+import { GRADES } from '../../core/scorecards/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
 import { createPool } from '../../db/pool';
@@ -74,6 +75,8 @@ test.each([
   ['governance_actions', 'status', ACTION_STATUSES],
   ['governance_actions', 'priority', ACTION_PRIORITIES],
   ['governance_actions', 'source_type', ACTION_SOURCE_TYPES],
+  ['scorecard_rules', 'severity', FINDING_SEVERITIES],
+  ['entity_scorecards', 'grade', GRADES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });

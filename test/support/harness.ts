@@ -9,6 +9,7 @@ import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
 import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
 import { createWorkerClients } from '../../workers/clients';
+import { startScorecardWaker } from '../../workers/scorecardWaker';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import type { WorkerPool } from '../../core/taskQueues';
 import { apiRoutes } from '../../api/routes';
@@ -70,8 +71,13 @@ export async function startWorkers(pools: WorkerPool[]): Promise<TestWorkers> {
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
   const workers = await createPoolWorkers(pools, config, clients, { code });
   const running = workers.run();
+  // As workers/main.ts: the platform pool's scorecard waker runs beside it.
+  const waker = pools.includes('platform')
+    ? await startScorecardWaker(config, clients, workers.temporal, pino({ level: 'silent' }))
+    : undefined;
   return {
     async stop() {
+      await waker?.stop();
       workers.shutdown();
       await running;
       await clients.close();
