@@ -262,28 +262,57 @@ test('the dashboard counts the live actions by status and priority, with the ove
   });
 });
 
-test('documentation coverage counts entities with a README, and freshness buckets them by their last change', async () => {
+test('documentation coverage counts entities with a README or a crawled repository, and freshness buckets them by their last change', async () => {
   const db = api.deps.db;
-  const documented = await seedEntity(db, editorA.tenantId, 'documented', 'payments');
-  const old = await seedEntity(db, editorA.tenantId, 'old-docs', 'payments');
-  await withTenant(db, editorA.tenantId, async (trx) => {
+  const tenantId = editorA.tenantId;
+  const documented = await seedEntity(db, tenantId, 'documented', 'payments');
+  const old = await seedEntity(db, tenantId, 'old-docs', 'payments');
+  const linked = await seedEntity(db, tenantId, 'linked', 'payments');
+  const uncrawled = await seedEntity(db, tenantId, 'uncrawled', 'payments');
+  const repoUrl = (name: string) => `https://vcs.test/acme/${name}`;
+  await withTenant(db, tenantId, async (trx) => {
     await trx('entities').where({ id: documented }).update({ readme: '# Hi', readme_format: 'markdown' });
     await trx('entities')
       .where({ id: old })
-      .update({ readme: '# Old', readme_format: 'markdown', updated_at: trx.raw(`now() - interval '120 days'`) });
+      .update({ readme: '# Old', readme_format: 'markdown', updated_at: trx.raw(`now() - interval '45 days'`) });
+    const link = (name: string) => JSON.stringify([{ title: 'Repository', url: repoUrl(name) }]);
+    await trx('entities')
+      .where({ id: linked })
+      .update({ links: link('linked'), updated_at: trx.raw(`now() - interval '120 days'`) });
+    await trx('entities')
+      .where({ id: uncrawled })
+      .update({ links: link('uncrawled') });
+    const [integration] = await trx('integrations')
+      .insert({ tenant_id: tenantId, name: 'vcs', type: 'vcs-host-a' })
+      .returning('id');
+    await trx('repositories').insert(
+      (['linked', 'uncrawled'] as const).map((name) => ({
+        tenant_id: tenantId,
+        integration_id: integration.id,
+        provider: 'vcs-host-a',
+        full_name: `acme/${name}`,
+        owner: 'acme',
+        name,
+        html_url: repoUrl(name),
+        crawl_status: name === 'linked' ? 'crawled' : 'pending',
+      })),
+    );
   });
   const res = await call('GET', '/governance/documentation', undefined, viewerA.token);
   expect(res.status).toBe(200);
   expect(res.body).toEqual({
-    total_entities: 4,
-    documented: 2,
-    undocumented: 2,
+    total_entities: 6,
+    documented: 3,
+    undocumented: 3,
     coverage_percent: 50,
     with_readme: 2,
-    with_repository_docs: 0,
-    freshness: { fresh: 1, aging: 0, stale: 1 },
+    with_repository_docs: 1,
+    freshness: { fresh: 1, aging: 1, stale: 1 },
   });
-  await withTenant(db, editorA.tenantId, (trx) => trx('entities').whereIn('id', [documented, old]).delete());
+  await withTenant(db, tenantId, async (trx) => {
+    await trx('entities').whereIn('id', [documented, old, linked, uncrawled]).delete();
+    await trx('integrations').delete();
+  });
 });
 
 test('every change of an action with an entity shows in the entity’s /activity', async () => {
