@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { auditAs, actorName, type Actor } from '../audit/actor';
-import type { AuditEvent } from '../audit/store';
+import { RefusedAction, type AuditEvent } from '../audit/store';
 import { invalid, notFound } from '../errors';
-import { assertActionMove } from './actionRules';
+import { actionMoveRefusal } from './actionRules';
 import {
   actionOfSource,
   bulkSetStatus,
@@ -83,7 +83,7 @@ export async function createAction(
   return { action: await getAction(trx, id), created: true };
 }
 
-/** A PATCH: the fields given, a status move only as assertActionMove allows; 404 when deleted or unknown. */
+/** A PATCH: the fields given, a status move only as actionMoveRefusal allows; 404 when deleted or unknown. */
 export async function changeAction(
   trx: Knex,
   actor: Actor,
@@ -92,18 +92,23 @@ export async function changeAction(
 ): Promise<GovernanceAction> {
   const before = await lockAction(trx, id);
   if (!before) throw notFound('Governance action');
-  if (update.status !== undefined) assertActionMove(before.status, update.status);
   const fields = Object.keys(update);
+  const event = {
+    eventType: 'governance_action.updated',
+    action: 'update',
+    ...auditTarget(id, before.entity_id),
+    metadata: {
+      action_id: id,
+      fields,
+      ...(update.status !== undefined && { old_status: before.status, new_status: update.status }),
+    },
+  };
+  const refusal = update.status === undefined ? undefined : actionMoveRefusal(before.status, update.status);
+  // The router records a refused move as a failure entry once this transaction has rolled back.
+  if (refusal) throw new RefusedAction(refusal, event);
   if (fields.length > 0) {
     await updateAction(trx, id, update);
-    await audit(trx, actor, id, before.entity_id, {
-      eventType: 'governance_action.updated',
-      action: 'update',
-      metadata: {
-        fields,
-        ...(update.status !== undefined && { old_status: before.status, new_status: update.status }),
-      },
-    });
+    await auditAs(trx, actor, event);
   }
   return (await getAction(trx, id))!;
 }

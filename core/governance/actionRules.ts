@@ -1,4 +1,4 @@
-import { conflict } from '../errors';
+import { conflict, type ApiError } from '../errors';
 import { ACTIONABLE_STATUSES, FINAL_STATUSES, type ActionFilter, type ActionStatus } from './types';
 
 // The governance actions' pure rules: which status moves a PATCH may make, and which list
@@ -12,12 +12,12 @@ export const isActionable = (status: ActionStatus): boolean =>
 /**
  * A PATCH's status move (the spec: any non-final state → the requested status). A final action
  * may be reopened (→ open or in_progress) or left as it is; moving it from one final state to
- * another is a 409, so a resolution is never silently rewritten: reopen it first.
+ * another is refused (409), so a resolution is never silently rewritten: reopen it first.
+ * Returns the refusal, or undefined when the move is allowed.
  */
-export function assertActionMove(from: ActionStatus, to: ActionStatus): void {
-  if (isFinal(from) && isFinal(to) && from !== to) {
-    throw conflict(`The action is ${from}, a final state: reopen it (open or in_progress) before setting it to ${to}`);
-  }
+export function actionMoveRefusal(from: ActionStatus, to: ActionStatus): ApiError | undefined {
+  if (!(isFinal(from) && isFinal(to) && from !== to)) return undefined;
+  return conflict(`The action is ${from}, a final state: reopen it (open or in_progress) before setting it to ${to}`);
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { auditAs, type Actor } from '../audit/actor';
+import { RefusedAction } from '../audit/store';
 import { resolveOwner } from '../catalog/ownerStore';
 import { invalid, notFound } from '../errors';
 import { createAction } from '../governance/actionCommands';
-import { assertFindingMove, defaultFingerprint } from './findingRules';
+import { defaultFingerprint, findingMoveRefusal } from './findingRules';
 import { getFinding, lockFinding, resolveOpenFindings, setFindingStatus, upsertFinding } from './findingStore';
 import type { FindingInput, FindingSource, FindingStatus, SecurityFinding } from './types';
 
@@ -122,14 +123,19 @@ export async function changeFindingStatus(
 ): Promise<SecurityFinding> {
   const before = await lockFinding(trx, id);
   if (!before) throw notFound('Security finding');
-  assertFindingMove(before.status, status);
+  const event = {
+    eventType: 'security_finding.status_changed',
+    action: status === 'open' ? 'reopen' : status,
+    targetType: 'entity',
+    targetId: before.entity_id,
+    metadata: { finding_id: id, old_status: before.status, new_status: status },
+  };
+  const refusal = findingMoveRefusal(before.status, status);
+  // The router records a refused move as a failure entry once this transaction has rolled back.
+  if (refusal) throw new RefusedAction(refusal, event);
   if (before.status !== status) {
     await setFindingStatus(trx, id, status);
-    await audit(trx, actor, before.entity_id, id, {
-      eventType: 'security_finding.status_changed',
-      action: status === 'open' ? 'reopen' : status,
-      metadata: { old_status: before.status, new_status: status },
-    });
+    await auditAs(trx, actor, event);
   }
   return (await getFinding(trx, id))!;
 }

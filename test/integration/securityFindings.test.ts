@@ -127,6 +127,8 @@ test('status moves follow the table: resolved sets resolved_at, reopening clears
     'A finding cannot move from resolved to false_positive; from resolved it can move to open',
   );
   expect((await move('acknowledged')).status).toBe(409);
+  const activity = (await call('GET', `/entities/${checkout}/activity?limit=5`)).body.items;
+  expect(activity[0]).toMatchObject({ eventType: 'security_finding.status_changed', status: 'failure' });
   expect((await move('resolved')).body.resolved_at).toBe(resolved.resolved_at);
   expect((await move('open')).body).toMatchObject({ status: 'open', resolved_at: null });
   expect((await move('false_positive')).body.status).toBe('false_positive');

@@ -1,6 +1,6 @@
-import { assertActionMove, filtersConflictingWithClosed } from '../../core/governance/actionRules';
+import { actionMoveRefusal, filtersConflictingWithClosed } from '../../core/governance/actionRules';
 import { ACTION_STATUSES, FINAL_STATUSES, type ActionStatus } from '../../core/governance/types';
-import { assertFindingMove, defaultFingerprint, FINDING_MOVES } from '../../core/security/findingRules';
+import { defaultFingerprint, FINDING_MOVES, findingMoveRefusal } from '../../core/security/findingRules';
 import { FINDING_STATUSES } from '../../core/security/types';
 
 const isFinal = (status: ActionStatus) => (FINAL_STATUSES as readonly string[]).includes(status);
@@ -10,12 +10,12 @@ describe('governance action moves', () => {
 
   test.each(pairs.filter(([from, to]) => !(isFinal(from) && isFinal(to) && from !== to)))(
     '%s → %s is allowed (non-final to anything, final reopened or left as it is)',
-    (from, to) => expect(() => assertActionMove(from, to)).not.toThrow(),
+    (from, to) => expect(actionMoveRefusal(from, to)).toBeUndefined(),
   );
 
   test.each(pairs.filter(([from, to]) => isFinal(from) && isFinal(to) && from !== to))(
     '%s → %s (one final status to another) is a 409',
-    (from, to) => expect(() => assertActionMove(from, to)).toThrow(expect.objectContaining({ status: 409 })),
+    (from, to) => expect(actionMoveRefusal(from, to)).toMatchObject({ status: 409, code: 'CONFLICT' }),
   );
 });
 
@@ -56,19 +56,20 @@ describe('security finding moves', () => {
     ['false_positive', 'open'],
   ] as const)('%s → %s is in the move table', (from, to) => {
     expect(FINDING_MOVES[from]).toContain(to);
-    expect(() => assertFindingMove(from, to)).not.toThrow();
+    expect(findingMoveRefusal(from, to)).toBeUndefined();
   });
 
   test.each(pairs.filter(([from, to]) => from !== to && !FINDING_MOVES[from].includes(to)))(
     '%s → %s is a 409 naming the moves allowed',
     (from, to) => {
-      expect(() => assertFindingMove(from, to)).toThrow(expect.objectContaining({ status: 409 }));
-      expect(() => assertFindingMove(from, to)).toThrow(FINDING_MOVES[from].join(', '));
+      const refusal = findingMoveRefusal(from, to);
+      expect(refusal).toMatchObject({ status: 409, code: 'CONFLICT' });
+      expect(refusal?.message).toContain(FINDING_MOVES[from].join(', '));
     },
   );
 
   test.each(FINDING_STATUSES)('%s → %s is no move and passes', (status) => {
-    expect(() => assertFindingMove(status, status)).not.toThrow();
+    expect(findingMoveRefusal(status, status)).toBeUndefined();
   });
 });
 
