@@ -17,24 +17,18 @@ import type { ActionInput, ActionStatus, ActionUpdate, GovernanceAction } from '
 // The governance actions' changes, each audited in the same transaction. An action's audit
 // entry targets its entity when it has one, so it shows in the entity's /activity; else the action.
 
-const auditTarget = (actionId: string, entityId: string | null) =>
-  entityId === null
-    ? { targetType: 'governance_action', targetId: actionId }
-    : { targetType: 'entity', targetId: entityId };
-
-function audit(
-  trx: Knex,
-  actor: Actor,
+/** An audit entry about an action: against its entity when it has one, else against the action. */
+const actionEvent = (
   actionId: string,
   entityId: string | null,
   event: Pick<AuditEvent, 'eventType' | 'action'> & { metadata?: Record<string, unknown> },
-) {
-  return auditAs(trx, actor, {
-    ...event,
-    ...auditTarget(actionId, entityId),
-    metadata: { action_id: actionId, ...event.metadata },
-  });
-}
+): AuditEvent => ({
+  ...event,
+  ...(entityId === null
+    ? { targetType: 'governance_action', targetId: actionId }
+    : { targetType: 'entity', targetId: entityId }),
+  metadata: { action_id: actionId, ...event.metadata },
+});
 
 /**
  * The entity an action names must exist in the tenant; its row is share-locked so a concurrent
@@ -75,11 +69,15 @@ export async function createAction(
     const existing = await actionOfSource(trx, row);
     return { action: existing === undefined ? undefined : await getAction(trx, existing), created: false };
   }
-  await audit(trx, actor, id, entityId, {
-    eventType: 'governance_action.created',
-    action: 'create',
-    metadata: { title: row.title, priority: row.priority, source_type: row.source_type, source_id: row.source_id },
-  });
+  await auditAs(
+    trx,
+    actor,
+    actionEvent(id, entityId, {
+      eventType: 'governance_action.created',
+      action: 'create',
+      metadata: { title: row.title, priority: row.priority, source_type: row.source_type, source_id: row.source_id },
+    }),
+  );
   return { action: await getAction(trx, id), created: true };
 }
 
@@ -93,16 +91,14 @@ export async function changeAction(
   const before = await lockAction(trx, id);
   if (!before) throw notFound('Governance action');
   const fields = Object.keys(update);
-  const event = {
+  const event = actionEvent(id, before.entity_id, {
     eventType: 'governance_action.updated',
     action: 'update',
-    ...auditTarget(id, before.entity_id),
     metadata: {
-      action_id: id,
       fields,
       ...(update.status !== undefined && { old_status: before.status, new_status: update.status }),
     },
-  };
+  });
   const refusal = update.status === undefined ? undefined : actionMoveRefusal(before.status, update.status);
   // The router records a refused move as a failure entry once this transaction has rolled back.
   if (refusal) throw new RefusedAction(refusal, event);
@@ -117,7 +113,11 @@ export async function changeAction(
 export async function deleteAction(trx: Knex, actor: Actor, id: string): Promise<void> {
   const deleted = await softDeleteAction(trx, id);
   if (!deleted) throw notFound('Governance action');
-  await audit(trx, actor, id, deleted.entity_id, { eventType: 'governance_action.deleted', action: 'delete' });
+  await auditAs(
+    trx,
+    actor,
+    actionEvent(id, deleted.entity_id, { eventType: 'governance_action.deleted', action: 'delete' }),
+  );
 }
 
 /**
@@ -135,11 +135,15 @@ export async function bulkUpdateStatus(
   // on the pipelined connection).
   await Promise.all(
     changed.map((row) =>
-      audit(trx, actor, row.id, row.entity_id, {
-        eventType: 'governance_action.updated',
-        action: 'bulk_update',
-        metadata: { fields: ['status'], old_status: row.previous, new_status: status },
-      }),
+      auditAs(
+        trx,
+        actor,
+        actionEvent(row.id, row.entity_id, {
+          eventType: 'governance_action.updated',
+          action: 'bulk_update',
+          metadata: { fields: ['status'], old_status: row.previous, new_status: status },
+        }),
+      ),
     ),
   );
   return { requested: ids.length, updated: changed.length };

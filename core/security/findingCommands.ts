@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { auditAs, type Actor } from '../audit/actor';
-import { RefusedAction } from '../audit/store';
+import { RefusedAction, type AuditEvent } from '../audit/store';
 import { resolveOwner } from '../catalog/ownerStore';
 import { invalid, notFound } from '../errors';
 import { createAction } from '../governance/actionCommands';
@@ -14,20 +14,17 @@ import type { FindingInput, FindingSource, FindingStatus, SecurityFinding } from
 
 const ACTION_TITLE_MAX = 200;
 
-function audit(
-  trx: Knex,
-  actor: Actor,
+/** An audit entry about a finding, against its entity. */
+const findingEvent = (
   entityId: string,
   findingId: string,
   event: { eventType: string; action: string; metadata?: Record<string, unknown> },
-) {
-  return auditAs(trx, actor, {
-    ...event,
-    targetType: 'entity',
-    targetId: entityId,
-    metadata: { finding_id: findingId, ...event.metadata },
-  });
-}
+): AuditEvent => ({
+  ...event,
+  targetType: 'entity',
+  targetId: entityId,
+  metadata: { finding_id: findingId, ...event.metadata },
+});
 
 /** The entity a finding is about, share-locked so a concurrent delete waits for this transaction. */
 async function lockEntityOwner(trx: Knex, entityId: string): Promise<{ owner: string | null }> {
@@ -71,11 +68,15 @@ export async function recordFinding(
   });
   const reopened = result.previous_status === 'resolved';
   if (result.inserted || reopened) {
-    await audit(trx, actor, input.entity_id, result.id, {
-      eventType: result.inserted ? 'security_finding.opened' : 'security_finding.reopened',
-      action: result.inserted ? 'open' : 'reopen',
-      metadata: { type: input.type, severity: input.severity, source: input.source },
-    });
+    await auditAs(
+      trx,
+      actor,
+      findingEvent(input.entity_id, result.id, {
+        eventType: result.inserted ? 'security_finding.opened' : 'security_finding.reopened',
+        action: result.inserted ? 'open' : 'reopen',
+        metadata: { type: input.type, severity: input.severity, source: input.source },
+      }),
+    );
   }
   if (input.severity === 'critical' && result.status === 'open') {
     await createAction(trx, actor, {
@@ -104,11 +105,15 @@ export async function resolveFindings(
   const resolved = await resolveOpenFindings(trx, criteria);
   await Promise.all(
     resolved.map((finding) =>
-      audit(trx, actor, criteria.entityId, finding.id, {
-        eventType: 'security_finding.status_changed',
-        action: 'resolved',
-        metadata: { type: finding.type, old_status: finding.previous, new_status: 'resolved' },
-      }),
+      auditAs(
+        trx,
+        actor,
+        findingEvent(criteria.entityId, finding.id, {
+          eventType: 'security_finding.status_changed',
+          action: 'resolved',
+          metadata: { type: finding.type, old_status: finding.previous, new_status: 'resolved' },
+        }),
+      ),
     ),
   );
   return resolved.map(({ id, type, fingerprint }) => ({ id, type, fingerprint }));
@@ -123,13 +128,11 @@ export async function changeFindingStatus(
 ): Promise<SecurityFinding> {
   const before = await lockFinding(trx, id);
   if (!before) throw notFound('Security finding');
-  const event = {
+  const event = findingEvent(before.entity_id, id, {
     eventType: 'security_finding.status_changed',
     action: status === 'open' ? 'reopen' : status,
-    targetType: 'entity',
-    targetId: before.entity_id,
-    metadata: { finding_id: id, old_status: before.status, new_status: status },
-  };
+    metadata: { old_status: before.status, new_status: status },
+  });
   const refusal = findingMoveRefusal(before.status, status);
   // The router records a refused move as a failure entry once this transaction has rolled back.
   if (refusal) throw new RefusedAction(refusal, event);
