@@ -1,7 +1,7 @@
 import { entityIdOf } from '../../core/catalog/entityStore';
-import { notFound } from '../../core/errors';
+import { invalid, notFound } from '../../core/errors';
 import { bulkUpdateStatus, changeAction, createAction, deleteAction } from '../../core/governance/actionCommands';
-import { assertCompatibleFilters } from '../../core/governance/actionRules';
+import { filtersConflictingWithClosed } from '../../core/governance/actionRules';
 import { getAction, governanceDashboard, listActions } from '../../core/governance/actionStore';
 import { documentationCoverage } from '../../core/governance/documentationStore';
 import type { ActionFilter } from '../../core/governance/types';
@@ -39,7 +39,17 @@ const conflictingFilters = {
 /** One page of the filtered actions, with the limit/offset metadata. */
 async function actionPage(db: Knex, query: ActionFilter & { limit: number; offset: number; cursor?: string }) {
   const { limit, offset, cursor, ...filter } = query;
-  assertCompatibleFilters(filter);
+  const conflicts = filtersConflictingWithClosed(filter);
+  if (conflicts.length > 0) {
+    const named = conflicts.map(({ name, value }) => `${name}=${value}`).join(', ');
+    throw invalid(`closed=true (final actions only) cannot be combined with ${named} (active actions only)`, [
+      { field: 'query.closed', message: 'true matches only resolved, dismissed and wont_fix actions' },
+      ...conflicts.map(({ name, value }) => ({
+        field: `query.${name}`,
+        message: `${value} matches only active actions`,
+      })),
+    ]);
+  }
   const window: OffsetWindow = limitOffsetWindow({ limit, offset, cursor });
   const { actions, total, summary } = await listActions(db, filter, window);
   const next = window.offset + window.limit;

@@ -7,6 +7,15 @@ import { LIMIT_OFFSET_QUERY } from '../http/pagination';
 export const BULK_MAX_IDS = 200;
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
+/**
+ * A uuid as PostgreSQL reads it: ajv's `uuid` format also takes a `urn:uuid:` prefix, which the
+ * database refuses (a 500 instead of the caller's 400).
+ */
+export const uuid = {
+  type: 'string',
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+} as const;
 /** A calendar day PostgreSQL stores (years 1000-9999). */
 const day = { type: 'string', format: 'date', pattern: '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}$' } as const;
 const nullableDay = { ...day, type: ['string', 'null'] } as const;
@@ -77,7 +86,7 @@ export const createActionSchema = {
     type: actionType,
     priority,
     description: longText,
-    entity_id: { type: 'string', format: 'uuid' },
+    entity_id: uuid,
     assigned_to: assignee,
     due_date: day,
   },
@@ -102,7 +111,7 @@ export const bulkStatusSchema = {
   properties: {
     ids: {
       type: 'array',
-      items: { type: 'string', format: 'uuid' },
+      items: uuid,
       minItems: 1,
       maxItems: BULK_MAX_IDS,
       uniqueItems: true,
@@ -142,7 +151,7 @@ const filterProperties = {
 
 export const actionListQuery = {
   type: 'object',
-  properties: { ...filterProperties, entity_id: { type: 'string', format: 'uuid' } },
+  properties: { ...filterProperties, entity_id: uuid },
   additionalProperties: false,
 } as const;
 
@@ -184,7 +193,7 @@ export const actionListSchema = {
 export const actionIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', format: 'uuid' } },
+  properties: { id: uuid },
   additionalProperties: false,
 } as const;
 

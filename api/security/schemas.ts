@@ -1,5 +1,6 @@
 import { GRADES } from '../../core/scorecards/types';
 import { FINDING_SEVERITIES, FINDING_SOURCES, FINDING_STATUSES } from '../../core/security/types';
+import { uuid } from '../governance/schemas';
 import { shapeAQuery } from '../http/pagination';
 
 // The security findings' request and response schemas (docs/security-findings.md).
@@ -57,7 +58,7 @@ export const reportFindingSchema = {
   type: 'object',
   required: ['entity_id', 'type', 'severity', 'title', 'source'],
   properties: {
-    entity_id: { type: 'string', format: 'uuid' },
+    entity_id: uuid,
     type: findingType,
     severity,
     title: { type: 'string', minLength: 1, maxLength: 200 },
@@ -89,7 +90,7 @@ export const findingStatusSchema = {
 export const findingIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', format: 'uuid' } },
+  properties: { id: uuid },
   additionalProperties: false,
 } as const;
 
@@ -97,7 +98,7 @@ export const findingListQuery = {
   type: 'object',
   properties: {
     severity,
-    entity_id: { type: 'string', format: 'uuid' },
+    entity_id: uuid,
     type: findingType,
     status,
     ...shapeAQuery(),

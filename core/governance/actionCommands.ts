@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { auditAs, actorName, type Actor } from '../audit/actor';
-import type { AuditEvent } from '../audit/store';
+import { RefusedAction, type AuditEvent } from '../audit/store';
 import { invalid, notFound } from '../errors';
-import { assertActionMove } from './actionRules';
+import { actionMoveRefusal } from './actionRules';
 import {
   actionOfSource,
   bulkSetStatus,
@@ -17,24 +17,18 @@ import type { ActionInput, ActionStatus, ActionUpdate, GovernanceAction } from '
 // The governance actions' changes, each audited in the same transaction. An action's audit
 // entry targets its entity when it has one, so it shows in the entity's /activity; else the action.
 
-const auditTarget = (actionId: string, entityId: string | null) =>
-  entityId === null
-    ? { targetType: 'governance_action', targetId: actionId }
-    : { targetType: 'entity', targetId: entityId };
-
-function audit(
-  trx: Knex,
-  actor: Actor,
+/** An audit entry about an action: against its entity when it has one, else against the action. */
+const actionEvent = (
   actionId: string,
   entityId: string | null,
   event: Pick<AuditEvent, 'eventType' | 'action'> & { metadata?: Record<string, unknown> },
-) {
-  return auditAs(trx, actor, {
-    ...event,
-    ...auditTarget(actionId, entityId),
-    metadata: { action_id: actionId, ...event.metadata },
-  });
-}
+): AuditEvent => ({
+  ...event,
+  ...(entityId === null
+    ? { targetType: 'governance_action', targetId: actionId }
+    : { targetType: 'entity', targetId: entityId }),
+  metadata: { action_id: actionId, ...event.metadata },
+});
 
 /**
  * The entity an action names must exist in the tenant; its row is share-locked so a concurrent
@@ -42,7 +36,7 @@ function audit(
  */
 async function requireEntity(trx: Knex, entityId: string): Promise<void> {
   const entity = await trx('entities').where({ id: entityId }).forShare().first('id');
-  if (!entity) throw invalid('No such entity', [{ field: 'entity_id', message: 'names no entity of the tenant' }]);
+  if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
 }
 
 /**
@@ -75,15 +69,19 @@ export async function createAction(
     const existing = await actionOfSource(trx, row);
     return { action: existing === undefined ? undefined : await getAction(trx, existing), created: false };
   }
-  await audit(trx, actor, id, entityId, {
-    eventType: 'governance_action.created',
-    action: 'create',
-    metadata: { title: row.title, priority: row.priority, source_type: row.source_type, source_id: row.source_id },
-  });
+  await auditAs(
+    trx,
+    actor,
+    actionEvent(id, entityId, {
+      eventType: 'governance_action.created',
+      action: 'create',
+      metadata: { title: row.title, priority: row.priority, source_type: row.source_type, source_id: row.source_id },
+    }),
+  );
   return { action: await getAction(trx, id), created: true };
 }
 
-/** A PATCH: the fields given, a status move only as assertActionMove allows; 404 when deleted or unknown. */
+/** A PATCH: the fields given, a status move only as actionMoveRefusal allows; 404 when deleted or unknown. */
 export async function changeAction(
   trx: Knex,
   actor: Actor,
@@ -92,18 +90,21 @@ export async function changeAction(
 ): Promise<GovernanceAction> {
   const before = await lockAction(trx, id);
   if (!before) throw notFound('Governance action');
-  if (update.status !== undefined) assertActionMove(before.status, update.status);
   const fields = Object.keys(update);
+  const event = actionEvent(id, before.entity_id, {
+    eventType: 'governance_action.updated',
+    action: 'update',
+    metadata: {
+      fields,
+      ...(update.status !== undefined && { old_status: before.status, new_status: update.status }),
+    },
+  });
+  const refusal = update.status === undefined ? undefined : actionMoveRefusal(before.status, update.status);
+  // The router records a refused move as a failure entry once this transaction has rolled back.
+  if (refusal) throw new RefusedAction(refusal, event);
   if (fields.length > 0) {
     await updateAction(trx, id, update);
-    await audit(trx, actor, id, before.entity_id, {
-      eventType: 'governance_action.updated',
-      action: 'update',
-      metadata: {
-        fields,
-        ...(update.status !== undefined && { old_status: before.status, new_status: update.status }),
-      },
-    });
+    await auditAs(trx, actor, event);
   }
   return (await getAction(trx, id))!;
 }
@@ -112,7 +113,11 @@ export async function changeAction(
 export async function deleteAction(trx: Knex, actor: Actor, id: string): Promise<void> {
   const deleted = await softDeleteAction(trx, id);
   if (!deleted) throw notFound('Governance action');
-  await audit(trx, actor, id, deleted.entity_id, { eventType: 'governance_action.deleted', action: 'delete' });
+  await auditAs(
+    trx,
+    actor,
+    actionEvent(id, deleted.entity_id, { eventType: 'governance_action.deleted', action: 'delete' }),
+  );
 }
 
 /**
@@ -126,12 +131,20 @@ export async function bulkUpdateStatus(
   status: ActionStatus,
 ): Promise<{ requested: number; updated: number }> {
   const changed = await bulkSetStatus(trx, ids, status);
-  for (const row of changed) {
-    await audit(trx, actor, row.id, row.entity_id, {
-      eventType: 'governance_action.updated',
-      action: 'bulk_update',
-      metadata: { fields: ['status'], old_status: row.previous, new_status: status },
-    });
-  }
+  // One entry per action, so each shows in its entity's activity; sent together (one round trip
+  // on the pipelined connection).
+  await Promise.all(
+    changed.map((row) =>
+      auditAs(
+        trx,
+        actor,
+        actionEvent(row.id, row.entity_id, {
+          eventType: 'governance_action.updated',
+          action: 'bulk_update',
+          metadata: { fields: ['status'], old_status: row.previous, new_status: status },
+        }),
+      ),
+    ),
+  );
   return { requested: ids.length, updated: changed.length };
 }

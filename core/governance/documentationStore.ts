@@ -19,18 +19,24 @@ interface CoverageRow {
   stale: string;
 }
 
+const DOCUMENTED = '(has_readme or has_repository_docs)';
+
+/** Entities linking to a crawled repository: one hash join of links to repositories, not a lookup per entity. */
+const withRepositoryDocs = (q: Knex) =>
+  q
+    .from(q.raw('entities as e cross join lateral jsonb_array_elements(e.links) as link'))
+    .join('repositories as r', (on) => on.on('r.html_url', q.raw(`link->>'url'`)).andOnVal('r.crawl_status', 'crawled'))
+    .distinct('e.id as entity_id');
+
 const coverage = statement<CoverageRow>((q) =>
   q
     .from(
       q('entities as e')
+        .leftJoin(withRepositoryDocs(q).as('docs'), 'docs.entity_id', 'e.id')
         .select(
           'e.updated_at',
           q.raw('e.readme is not null as has_readme'),
-          q.raw(`exists (
-            select 1 from repositories r
-             where r.crawl_status = 'crawled'
-               and r.html_url in (select link->>'url' from jsonb_array_elements(e.links) as link)
-          ) as has_repository_docs`),
+          q.raw('docs.entity_id is not null as has_repository_docs'),
         )
         .as('d'),
     )
@@ -38,17 +44,13 @@ const coverage = statement<CoverageRow>((q) =>
       q.raw('count(*) as total'),
       q.raw('count(*) filter (where has_readme) as with_readme'),
       q.raw('count(*) filter (where has_repository_docs) as with_repository_docs'),
-      q.raw('count(*) filter (where has_readme or has_repository_docs) as documented'),
+      q.raw(`count(*) filter (where ${DOCUMENTED}) as documented`),
+      q.raw(`count(*) filter (where ${DOCUMENTED} and updated_at >= now() - interval '${FRESH_DAYS} days') as fresh`),
       q.raw(
-        `count(*) filter (where (has_readme or has_repository_docs) and updated_at >= now() - interval '${FRESH_DAYS} days') as fresh`,
-      ),
-      q.raw(
-        `count(*) filter (where (has_readme or has_repository_docs) and updated_at < now() - interval '${FRESH_DAYS} days'
+        `count(*) filter (where ${DOCUMENTED} and updated_at < now() - interval '${FRESH_DAYS} days'
            and updated_at >= now() - interval '${STALE_DAYS} days') as aging`,
       ),
-      q.raw(
-        `count(*) filter (where (has_readme or has_repository_docs) and updated_at < now() - interval '${STALE_DAYS} days') as stale`,
-      ),
+      q.raw(`count(*) filter (where ${DOCUMENTED} and updated_at < now() - interval '${STALE_DAYS} days') as stale`),
     ),
 );
 

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { auditAs, type Actor } from '../audit/actor';
+import { RefusedAction, type AuditEvent } from '../audit/store';
 import { resolveOwner } from '../catalog/ownerStore';
 import { invalid, notFound } from '../errors';
 import { createAction } from '../governance/actionCommands';
-import { assertFindingMove, defaultFingerprint } from './findingRules';
+import { defaultFingerprint, findingMoveRefusal } from './findingRules';
 import { getFinding, lockFinding, resolveOpenFindings, setFindingStatus, upsertFinding } from './findingStore';
 import type { FindingInput, FindingSource, FindingStatus, SecurityFinding } from './types';
 
@@ -13,25 +14,22 @@ import type { FindingInput, FindingSource, FindingStatus, SecurityFinding } from
 
 const ACTION_TITLE_MAX = 200;
 
-function audit(
-  trx: Knex,
-  actor: Actor,
+/** An audit entry about a finding, against its entity. */
+const findingEvent = (
   entityId: string,
   findingId: string,
   event: { eventType: string; action: string; metadata?: Record<string, unknown> },
-) {
-  return auditAs(trx, actor, {
-    ...event,
-    targetType: 'entity',
-    targetId: entityId,
-    metadata: { finding_id: findingId, ...event.metadata },
-  });
-}
+): AuditEvent => ({
+  ...event,
+  targetType: 'entity',
+  targetId: entityId,
+  metadata: { finding_id: findingId, ...event.metadata },
+});
 
 /** The entity a finding is about, share-locked so a concurrent delete waits for this transaction. */
 async function lockEntityOwner(trx: Knex, entityId: string): Promise<{ owner: string | null }> {
   const entity = await trx('entities').where({ id: entityId }).forShare().first('owner');
-  if (!entity) throw invalid('No such entity', [{ field: 'entity_id', message: 'names no entity of the tenant' }]);
+  if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
   return entity;
 }
 
@@ -70,11 +68,15 @@ export async function recordFinding(
   });
   const reopened = result.previous_status === 'resolved';
   if (result.inserted || reopened) {
-    await audit(trx, actor, input.entity_id, result.id, {
-      eventType: result.inserted ? 'security_finding.opened' : 'security_finding.reopened',
-      action: result.inserted ? 'open' : 'reopen',
-      metadata: { type: input.type, severity: input.severity, source: input.source },
-    });
+    await auditAs(
+      trx,
+      actor,
+      findingEvent(input.entity_id, result.id, {
+        eventType: result.inserted ? 'security_finding.opened' : 'security_finding.reopened',
+        action: result.inserted ? 'open' : 'reopen',
+        metadata: { type: input.type, severity: input.severity, source: input.source },
+      }),
+    );
   }
   if (input.severity === 'critical' && result.status === 'open') {
     await createAction(trx, actor, {
@@ -101,13 +103,19 @@ export async function resolveFindings(
   criteria: { entityId: string; source: FindingSource; fingerprints: string[] },
 ): Promise<{ id: string; type: string; fingerprint: string }[]> {
   const resolved = await resolveOpenFindings(trx, criteria);
-  for (const finding of resolved) {
-    await audit(trx, actor, criteria.entityId, finding.id, {
-      eventType: 'security_finding.status_changed',
-      action: 'resolve',
-      metadata: { type: finding.type, old_status: finding.previous, new_status: 'resolved' },
-    });
-  }
+  await Promise.all(
+    resolved.map((finding) =>
+      auditAs(
+        trx,
+        actor,
+        findingEvent(criteria.entityId, finding.id, {
+          eventType: 'security_finding.status_changed',
+          action: 'resolved',
+          metadata: { type: finding.type, old_status: finding.previous, new_status: 'resolved' },
+        }),
+      ),
+    ),
+  );
   return resolved.map(({ id, type, fingerprint }) => ({ id, type, fingerprint }));
 }
 
@@ -120,14 +128,17 @@ export async function changeFindingStatus(
 ): Promise<SecurityFinding> {
   const before = await lockFinding(trx, id);
   if (!before) throw notFound('Security finding');
-  assertFindingMove(before.status, status);
+  const event = findingEvent(before.entity_id, id, {
+    eventType: 'security_finding.status_changed',
+    action: status === 'open' ? 'reopen' : status,
+    metadata: { old_status: before.status, new_status: status },
+  });
+  const refusal = findingMoveRefusal(before.status, status);
+  // The router records a refused move as a failure entry once this transaction has rolled back.
+  if (refusal) throw new RefusedAction(refusal, event);
   if (before.status !== status) {
     await setFindingStatus(trx, id, status);
-    await audit(trx, actor, before.entity_id, id, {
-      eventType: 'security_finding.status_changed',
-      action: status === 'open' ? 'reopen' : status,
-      metadata: { old_status: before.status, new_status: status },
-    });
+    await auditAs(trx, actor, event);
   }
   return (await getFinding(trx, id))!;
 }

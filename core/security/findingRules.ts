@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { conflict } from '../errors';
+import { conflict, type ApiError } from '../errors';
 import type { FindingStatus } from './types';
 
 // The security findings' pure rules: the status moves a PATCH may make, and the default fingerprint.
@@ -15,11 +15,15 @@ export const FINDING_MOVES: Record<FindingStatus, readonly FindingStatus[]> = {
   false_positive: ['open'],
 };
 
-/** Refuses (409) a move FINDING_MOVES does not list; asking for the status a finding has is no move and passes. */
-export function assertFindingMove(from: FindingStatus, to: FindingStatus): void {
-  if (from === to || FINDING_MOVES[from].includes(to)) return;
-  const allowed = FINDING_MOVES[from].join(', ');
-  throw conflict(`A finding cannot move from ${from} to ${to}; from ${from} it can move to ${allowed}`);
+/**
+ * The refusal (409) of a move FINDING_MOVES does not list, or undefined when it is allowed;
+ * asking for the status a finding has is no move and is allowed.
+ */
+export function findingMoveRefusal(from: FindingStatus, to: FindingStatus): ApiError | undefined {
+  if (from === to || FINDING_MOVES[from].includes(to)) return undefined;
+  return conflict(
+    `A finding cannot move from ${from} to ${to}; from ${from} it can move to ${FINDING_MOVES[from].join(', ')}`,
+  );
 }
 
 /**
