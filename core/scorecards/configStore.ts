@@ -194,7 +194,7 @@ export async function putGrading(db: Knex, thresholds: GradingThresholds): Promi
 /** What scoring needs of the configuration, in one round trip per table. */
 export async function loadScoringConfig(db: Knex): Promise<{
   categories: ScoredCategory[];
-  rules: (ScoredRule & Pick<Rule, 'severity' | 'finding_type'>)[];
+  rules: (ScoredRule & Pick<Rule, 'severity' | 'finding_type' | 'updated_at'>)[];
   grading: GradingThresholds;
 }> {
   const [categories, rules, grading] = await Promise.all([listCategories(db), listRules(db), getGrading(db)]);

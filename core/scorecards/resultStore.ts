@@ -43,16 +43,22 @@ export async function writeScores(db: Knex, scored: ScoredEntity[]): Promise<voi
   );
 }
 
-/** Per entity, the rules it failed at its previous evaluation (entities never scored are absent). */
-export async function previousFailures(db: Knex, ids: string[]): Promise<Map<string, Set<string>>> {
-  const { rows } = await db.raw<{ rows: { entity_id: string; failed: string[] }[] }>(
-    `select entity_id, array(
+export interface PreviousEvaluation {
+  /** The rules the entity failed. */
+  failed: Set<string>;
+  evaluatedAt: Date;
+}
+
+/** Per entity, its previous evaluation (entities never scored are absent). */
+export async function previousEvaluations(db: Knex, ids: string[]): Promise<Map<string, PreviousEvaluation>> {
+  const { rows } = await db.raw<{ rows: { entity_id: string; failed: string[]; evaluated_at: Date }[] }>(
+    `select entity_id, evaluated_at, array(
        select r->>'rule_id' from jsonb_array_elements(rule_results) r where not (r->>'passed')::boolean
      ) as failed
      from entity_scorecards where entity_id = any(?::uuid[])`,
     [ids],
   );
-  return new Map(rows.map((row) => [row.entity_id, new Set(row.failed)]));
+  return new Map(rows.map((row) => [row.entity_id, { failed: new Set(row.failed), evaluatedAt: row.evaluated_at }]));
 }
 
 export interface StoredScorecard {

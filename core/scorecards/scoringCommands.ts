@@ -3,7 +3,7 @@ import { withTenant } from '../../db/tenancy';
 import { ensureDefaults, loadScoringConfig } from './configStore';
 import { entityIdsAfter, factsOf, type EntityFactsRow } from './factsStore';
 import { claimQueued } from './queueStore';
-import { previousFailures, writeScores } from './resultStore';
+import { previousEvaluations, writeScores } from './resultStore';
 import { SCORECARD_ACTOR, syncFindings } from './findingSync';
 import { scoreEntity } from './scoringRules';
 
@@ -24,7 +24,7 @@ async function scoreFacts(trx: Knex, tenantId: string, facts: EntityFactsRow[]):
   const findingRules = rules.filter((rule) => rule.severity);
   const before =
     findingRules.length > 0
-      ? await previousFailures(
+      ? await previousEvaluations(
           trx,
           facts.map((entity) => entity.id),
         )

@@ -457,6 +457,38 @@ describe('what else re-scores an entity', () => {
     );
   });
 
+  test('giving an already failing rule a severity opens its findings at the re-score that follows', async () => {
+    const adminG = await sessionToken({ tenant: `score-g-${run}`, email: 'admin@g.test', roles: ['admin'] });
+    const asG = (method: string, path: string, body?: unknown) => call(adminG.token, method, path, body);
+    const id = await createEntity(adminG.token, { name: `Untiered ${run}`, owner: 'payments' });
+    await eventually(
+      () => scorecardOf(id, adminG.token),
+      (res) => !res.body.pending,
+    );
+    const tierRule = (await asG('GET', '/admin/scorecards/rules')).body.find(
+      (r: { name: string }) => r.name === 'Has a tier',
+    );
+    const { id: ruleId, created_at: _c, updated_at: _u, ...body } = tierRule;
+    expect(
+      (
+        await asG('PUT', `/admin/scorecards/rules/${ruleId}`, {
+          ...body,
+          severity: 'low',
+          finding_type: 'missing_tier',
+        })
+      ).status,
+    ).toBe(200);
+    const findings = async () =>
+      (await asG('GET', `/security/findings?entity_id=${id}&type=missing_tier`)).body.findings;
+    const [opened] = await eventually(findings, (list) => list.length === 1);
+    expect(opened).toMatchObject({
+      fingerprint: ruleId,
+      severity: 'low',
+      status: 'open',
+      description: 'tier is not set',
+    });
+  });
+
   test('the platform pool creates the nightly re-score and the daily initiative schedules', async () => {
     for (const [scheduleId, workflowType] of [
       ['shipyard-scorecards-rescore', 'rescoreAllTenants'],
