@@ -6,6 +6,7 @@ import { createLicenseActivities } from './license';
 import { createNotificationActivities } from './notifications';
 import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
+import { createScorecardActivities } from './scorecards';
 import { createSearchActivities } from './search';
 
 export type { ActivityDeps };
@@ -18,6 +19,7 @@ const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
     ...createLicenseActivities(deps),
     ...createNotificationActivities(deps),
     ...createDatabaseBackupActivities(deps),
+    ...createScorecardActivities(deps),
   }),
 };
 

@@ -9,6 +9,7 @@ import { databaseRoutes } from './database/routes';
 import { moldRoutes } from './forge/moldRoutes';
 import { runRoutes } from './forge/runRoutes';
 import { gitopsRoutes } from './gitops/routes';
+import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
@@ -19,7 +20,9 @@ import { notificationRoutes } from './notifications/routes';
 import { operationsRoutes } from './operations/routes';
 import { repositoryRoutes } from './repositories/routes';
 import { roleRoutes } from './roles/routes';
+import { scorecardRoutes } from './scorecards/routes';
 import { searchRoutes } from './search/routes';
+import { securityRoutes } from './security/routes';
 import { sessionRoutes } from './session/routes';
 import { systemRoutes } from './system/routes';
 import { orgChartRoutes } from './teams/orgChartRoutes';
@@ -56,4 +59,7 @@ export const apiRoutes: RouteDefinition[] = [
   ...featureRoutes,
   ...notificationRoutes,
   ...databaseRoutes,
+  ...governanceRoutes,
+  ...securityRoutes,
+  ...scorecardRoutes,
 ];

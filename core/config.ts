@@ -138,6 +138,7 @@ export interface Config {
   operations: OperationsConfig;
   admin: AdminConfig;
   backups: BackupConfig;
+  scorecards: ScorecardsConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -209,6 +210,41 @@ function backupsFrom(env: Env, dataDir: string, systemUrl: string): BackupConfig
   };
 }
 // End of database backups (issue 41, dbops)
+// Scorecards (issue 39)
+/** Scorecards and initiatives (docs/scorecards.md, docs/limits.md). */
+export interface ScorecardsConfig {
+  /** Entities one activity scores (the batch a tenant's workflow takes at a time). */
+  batchSize: number;
+  /** Transactions a full pass's batch is split over, side by side. */
+  passConcurrency: number;
+  /** Per tenant: one more is a 400 naming the limit. */
+  maxCategories: number;
+  maxRules: number;
+  maxInitiatives: number;
+  /** How long a tenant's scoring workflow waits for more work before it ends (a new change starts it again). */
+  idleMs: number;
+  /** How often the platform worker looks for queued work whose notification it missed. */
+  drainPollMs: number;
+  /** How often every tenant is scored again (time-based checks: workloads, crawled docs). */
+  rescoreIntervalMs: number;
+  /** How often initiatives past their target date are checked for governance actions. */
+  initiativeIntervalMs: number;
+}
+
+function scorecardsFrom(env: Env): ScorecardsConfig {
+  return {
+    batchSize: positiveIntFrom(env, 'SHIPYARD_SCORECARD_BATCH_SIZE', 1000),
+    passConcurrency: positiveIntFrom(env, 'SHIPYARD_SCORECARD_PASS_CONCURRENCY', 2),
+    maxCategories: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_CATEGORIES', 50),
+    maxRules: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_RULES', 200),
+    maxInitiatives: positiveIntFrom(env, 'SHIPYARD_SCORECARD_MAX_INITIATIVES', 100),
+    idleMs: durationFrom(env, 'SHIPYARD_SCORECARD_IDLE', '1m'),
+    drainPollMs: durationFrom(env, 'SHIPYARD_SCORECARD_DRAIN_POLL', '5s'),
+    rescoreIntervalMs: durationFrom(env, 'SHIPYARD_SCORECARD_RESCORE_INTERVAL', '1d'),
+    initiativeIntervalMs: durationFrom(env, 'SHIPYARD_SCORECARD_INITIATIVE_INTERVAL', '1d'),
+  };
+}
+// End of scorecards (issue 39)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -390,5 +426,6 @@ export function loadConfig(env: Env = process.env): Config {
     operations: operationsFrom(env),
     admin: adminFrom(env),
     backups: backupsFrom(env, dataDir, systemUrl),
+    scorecards: scorecardsFrom(env),
   };
 }

@@ -31,6 +31,9 @@ export const WORKFLOW_KINDS = [
   'auto-disconnect',
   'api-key-expiry',
   'database-backup',
+  'scorecards',
+  'scorecards-rescore-all',
+  'initiative-deadlines',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

@@ -26,6 +26,8 @@ export interface SearchDocument {
 export interface EntityDocument extends SearchDocument {
   collection: 'entities';
   kubernetes?: { clusters: string[]; namespaces: string[]; images: string[] };
+  /** The latest scorecard grade (absent before the first scoring); a grade change enqueues the document. */
+  grade?: string;
 }
 
 /** A documentation file (the docs index): a repository's README or a Markdown file under docs/. */
@@ -41,6 +43,7 @@ type Row = Omit<SearchDocument, 'collection' | 'suggest' | 'updated_at'> & {
   id: string;
   updated_at: Date | null;
   kubernetes?: EntityDocument['kubernetes'] | null;
+  grade?: string | null;
 };
 
 /**
@@ -59,7 +62,8 @@ const SELECTS: Record<OutboxCollection, { table: string; columns: string }> = {
           from k8s_workloads w left join lateral unnest(w.images) image on true
          where w.entity_id = entities.id and w.gone_at is null
         having count(*) > 0
-      ) as kubernetes`,
+      ) as kubernetes,
+      (select s.grade from entity_scorecards s where s.entity_id = entities.id) as grade`,
   },
   repositories: {
     table: 'repositories',
@@ -85,10 +89,11 @@ const SELECTS: Record<OutboxCollection, { table: string; columns: string }> = {
 
 const documentOf = (
   collection: OutboxCollection,
-  { updated_at, kubernetes, ...fields }: Omit<Row, 'id'>,
+  { updated_at, kubernetes, grade, ...fields }: Omit<Row, 'id'>,
 ): SearchDocument => ({
   ...fields,
   ...(kubernetes && { kubernetes }),
+  ...(grade && { grade }),
   collection,
   updated_at: toIsoOrNull(updated_at),
   suggest: suggestionOf(fields),

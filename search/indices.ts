@@ -38,7 +38,7 @@ const mappings: estypes.MappingTypeMapping = {
 
 /**
  * Entities add what cluster agents reported of their present workloads (search/documents.ts
- * EntityDocument): workloads are never documents of their own.
+ * EntityDocument): workloads are never documents of their own; and their scorecard grade.
  */
 const entityMappings: estypes.MappingTypeMapping = {
   ...mappings,
@@ -47,6 +47,7 @@ const entityMappings: estypes.MappingTypeMapping = {
     kubernetes: {
       properties: { clusters: { type: 'keyword' }, namespaces: { type: 'keyword' }, images: { type: 'keyword' } },
     },
+    grade: { type: 'keyword' },
   },
 };
 
@@ -66,7 +67,7 @@ const docsMappings: estypes.MappingTypeMapping = {
  * and the alias readers use keeps pointing at the old one until the new one is filled.
  */
 export const INDEX_DEFINITIONS: Record<SearchCollection, { version: number; mappings: estypes.MappingTypeMapping }> = {
-  entities: { version: 3, mappings: entityMappings },
+  entities: { version: 4, mappings: entityMappings },
   repositories: { version: 2, mappings },
   molds: { version: 2, mappings },
   users: { version: 2, mappings },

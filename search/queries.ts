@@ -13,7 +13,7 @@ import { aliasOf } from './indices';
 /** The engine's window: `from + size` beyond it is refused (index.max_result_window). */
 export const MAX_SEARCH_WINDOW = 10_000;
 
-export const FACETS = ['type', 'lifecycle', 'owner', 'tags', 'collection'] as const;
+export const FACETS = ['type', 'lifecycle', 'owner', 'tags', 'collection', 'grade'] as const;
 export type Facet = (typeof FACETS)[number];
 
 export interface SearchQuery {
@@ -22,6 +22,8 @@ export interface SearchQuery {
   tags?: string[];
   owner?: string;
   lifecycle?: string;
+  /** Entities whose scorecard grade is one of these. */
+  grades?: string[];
   offset: number;
   limit: number;
 }
@@ -116,6 +118,7 @@ function filtersOf(query: SearchQuery): estypes.QueryDslQueryContainer[] {
     ...(query.tags ?? []).map((tag) => ({ term: { tags: tag } })),
     ...(query.owner ? [{ term: { owner: query.owner } }] : []),
     ...(query.lifecycle ? [{ term: { lifecycle: query.lifecycle } }] : []),
+    ...(query.grades?.length ? [{ terms: { grade: query.grades } }] : []),
   ];
 }
 

@@ -5,6 +5,7 @@ import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
 import { createWorkerClients } from './clients';
 import { startOutboxDrain } from './outboxDrain';
 import { createPoolWorkers, installTemporalRuntime } from './pools';
+import { startScorecardWaker } from './scorecardWaker';
 
 /**
  * Worker entry point. `main.ts forge` runs the forge pool alone (one container per pool in
@@ -24,6 +25,9 @@ async function main(args: string[]): Promise<void> {
   const drain = pools.includes('search') ? await startOutboxDrain(config, clients, logger) : undefined;
   try {
     const workers = await createPoolWorkers(pools, config, clients);
+    const waker = pools.includes('platform')
+      ? await startScorecardWaker(config, clients, workers.temporal, logger)
+      : undefined;
     // What the script sandbox's limits hold for here: per run (cgroup v2), or what it falls back to.
     if (pools.includes('forge')) {
       const sandbox = processSandbox(config.sandbox, { warn: (message) => logger.warn(message) });
@@ -33,7 +37,11 @@ async function main(args: string[]): Promise<void> {
       { pools, namespace: config.temporal.namespace, metrics: config.metrics.workerAddress ?? 'off' },
       'workers running',
     );
-    await workers.run();
+    try {
+      await workers.run();
+    } finally {
+      await waker?.stop();
+    }
     logger.info('workers stopped');
   } finally {
     await drain?.stop();

@@ -17,6 +17,7 @@ import { reconcileSchedule } from '../core/forge/reconcileSchedule';
 import { autoDisconnectSchedule } from '../core/license/licenseWorkflows';
 import { apiKeyExpirySchedule } from '../core/notifications/apiKeyExpiry';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
+import { initiativeDeadlinesSchedule, rescoreAllSchedule } from '../core/scorecards/scorecardWorkflows';
 import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
 import type { SearchEngine } from '../search/client';
 import { crawlTickSchedule } from '../search/crawlControl';
@@ -27,6 +28,8 @@ export interface PoolWorkers {
   /** Resolves when every worker has stopped (after `shutdown`, or on SIGINT/SIGTERM). */
   run(): Promise<void>;
   shutdown(): void;
+  /** The workers' Temporal client (the platform pool's scorecard waker signals with it). */
+  temporal: Client;
 }
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -84,7 +87,13 @@ export function bundleWorkflows(logger: SdkLogger): Promise<{ code: string }> {
 const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)[]> = {
   forge: [reconcileSchedule],
   search: [crawlTickSchedule],
-  platform: [retentionSchedule, autoDisconnectSchedule, apiKeyExpirySchedule],
+  platform: [
+    retentionSchedule,
+    autoDisconnectSchedule,
+    apiKeyExpirySchedule,
+    rescoreAllSchedule,
+    initiativeDeadlinesSchedule,
+  ],
 };
 
 /**
@@ -161,5 +170,6 @@ export async function createPoolWorkers(
     shutdown() {
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     },
+    temporal,
   };
 }

@@ -11,3 +11,4 @@ export { betaGrace } from './betaGrace';
 export { autoDisconnect } from './autoDisconnect';
 export { apiKeyExpiryNotices } from './apiKeyExpiry';
 export { databaseBackup } from './databaseBackup';
+export { scoreTenant, rescoreAllTenants, initiativeDeadlines } from './scorecards';

@@ -1,6 +1,7 @@
 import { changeEntity, createEntity, findEntity, removeEntity } from '../../core/catalog/entityCommands';
 import { countEntities, countZombies, listEntities, listZombies } from '../../core/catalog/entityListStore';
 import { selectedFields, tagList } from '../../core/catalog/entityRules';
+import { gradeList } from '../../core/scorecards/types';
 import { cachedEntityCounts } from './statsRoutes';
 import { notFound } from '../../core/errors';
 import { aggregateLimitedResponse } from '../http/aggregateReads';
@@ -33,8 +34,8 @@ export const entityRoutes = [
     query: entityListQuery,
     responses: { 200: { description: '`{entities, page, pagination}`', schema: entityListSchema } },
     handler: async ({ db, query }) => {
-      const { limit, cursor, fields, tags, ...filters } = query;
-      const filter = { ...filters, tags: tagList(tags) };
+      const { limit, cursor, fields, tags, grade, ...filters } = query;
+      const filter = { ...filters, tags: tagList(tags), grades: gradeList(grade) };
       const window = shapeAKeysetWindow({ limit, cursor });
       const selected = selectedFields(fields);
       const { items, page, pagination } = await readShapeAKeysetPage(

@@ -134,6 +134,12 @@ export const entityListQuery = {
     source: { type: 'string', enum: ENTITY_SOURCES },
     manifestType: { type: 'string', enum: MANIFEST_TYPES, description: 'Entities whose manifest has this format' },
     hasRelations: { type: 'boolean', description: 'With (true) or without (false) any relation, either direction' },
+    grade: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 40,
+      description: 'Comma-separated scorecard grades (A+ written A%2B); entities whose latest grade is one of them',
+    },
     fields: {
       type: 'string',
       minLength: 1,

@@ -1,5 +1,6 @@
 import { tagList } from '../../core/catalog/entityRules';
 import { invalid, notFound } from '../../core/errors';
+import { gradeList } from '../../core/scorecards/types';
 import { SEARCH_COLLECTIONS } from '../../search/collections';
 import { recordSearch, searchAnalytics } from '../../search/analytics';
 import { BACKFILL_COLLECTIONS } from '../../search/backfill';
@@ -63,6 +64,7 @@ export const searchRoutes = [
         tags: tagList(query.tags),
         owner: query.owner,
         lifecycle: query.lifecycle,
+        grades: gradeList(query.grade),
         ...window,
       });
       await inTenant((trx) =>

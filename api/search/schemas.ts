@@ -48,6 +48,12 @@ export const searchQuery = {
     tags: csv('Comma-separated: documents with all of these tags'),
     owner: { type: 'string', minLength: 1, maxLength: 320 },
     lifecycle: { type: 'string', enum: LIFECYCLES },
+    grade: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 40,
+      description: 'Comma-separated scorecard grades (A+ written A%2B): entities graded one of them',
+    },
     ...shapeAQuery(),
   },
   additionalProperties: false,

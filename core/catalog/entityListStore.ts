@@ -4,6 +4,7 @@ import { givenFilters, statement, whereGiven, type Placeholders } from '../../db
 import { ownersOfTeamSql, type TeamColumn } from './ownerStore';
 import { idOr } from '../ids';
 import { entityColumns, projectEntity, toEntityView } from './entityStore';
+import type { Grade } from '../scorecards/types';
 import type {
   EntityProjection,
   EntitySource,
@@ -33,6 +34,8 @@ export interface EntityFilter {
   source?: EntitySource;
   manifestType?: ManifestType;
   hasRelations?: boolean;
+  /** Entities whose latest scorecard has one of these grades (never-scored entities match none). */
+  grades?: Grade[];
 }
 
 type FilterValues = Required<Omit<EntityFilter, 'hasRelations'>>;
@@ -54,6 +57,7 @@ interface FilterShape {
   manifestType: boolean;
   /** Whether entities must have relations (true) or have none (false); null: either. */
   hasRelations: boolean | null;
+  grades: boolean;
 }
 
 const filterShape = (filter: EntityFilter): FilterShape => ({
@@ -63,6 +67,7 @@ const filterShape = (filter: EntityFilter): FilterShape => ({
   search: filter.search !== undefined,
   manifestType: filter.manifestType !== undefined,
   hasRelations: filter.hasRelations ?? null,
+  grades: Boolean(filter.grades?.length),
 });
 
 /** The filtered entities, unordered (`e`). */
@@ -80,6 +85,11 @@ function filteredEntities(q: Knex, values: Placeholders<FilterValues>, shape: Fi
   }
   if (shape.manifestType) {
     query.whereExists(q('manifests as m').whereRaw('m.entity_id = e.id').where('m.manifest_type', values.manifestType));
+  }
+  if (shape.grades) {
+    query.whereExists(
+      q('entity_scorecards as s').whereRaw('s.entity_id = e.id').whereRaw('s.grade = any(?::text[])', [values.grades]),
+    );
   }
   if (shape.hasRelations !== null) {
     const related = q

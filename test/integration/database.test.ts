@@ -184,7 +184,7 @@ test('a dump that fails (no such database) is recorded failed with its error and
     ...broken.backups,
     databaseUrl: onDatabase(broken.backups.databaseUrl, `no_such_db_${suite.run}`),
   };
-  workers = await startWorkers(['platform'], broken);
+  workers = await startWorkers(['platform'], { config: broken });
   const started = await call(operator, 'POST', '/database/backup');
   expect(started.status).toBe(201);
   const backup = await settled(started.body.id);

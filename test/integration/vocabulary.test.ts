@@ -11,11 +11,14 @@ import {
   TIERS,
 } from '../../core/catalog/types';
 import { BACKUP_STATUSES } from '../../core/database/types';
+import { ACTION_PRIORITIES, ACTION_SOURCE_TYPES, ACTION_STATUSES } from '../../core/governance/types';
+import { FINDING_SEVERITIES, FINDING_SOURCES, FINDING_STATUSES } from '../../core/security/types';
 import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gitops/types';
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { EDITION_PREFIX, LICENSE_TYPES } from '../../core/license/keys';
 import { NOTIFICATION_KINDS } from '../../core/notifications/types';
+import { GRADES } from '../../core/scorecards/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
 import { createPool } from '../../db/pool';
@@ -71,6 +74,14 @@ test.each([
   ['notifications', 'kind', NOTIFICATION_KINDS],
   ['notification_preferences', 'kind', NOTIFICATION_KINDS],
   ['database_backups', 'status', BACKUP_STATUSES],
+  ['security_findings', 'severity', FINDING_SEVERITIES],
+  ['security_findings', 'status', FINDING_STATUSES],
+  ['security_findings', 'source', FINDING_SOURCES],
+  ['governance_actions', 'status', ACTION_STATUSES],
+  ['governance_actions', 'priority', ACTION_PRIORITIES],
+  ['governance_actions', 'source_type', ACTION_SOURCE_TYPES],
+  ['scorecard_rules', 'severity', FINDING_SEVERITIES],
+  ['entity_scorecards', 'grade', GRADES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });

@@ -9,6 +9,7 @@ import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
 import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
 import { createWorkerClients } from '../../workers/clients';
+import { startScorecardWaker } from '../../workers/scorecardWaker';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import type { WorkerPool } from '../../core/taskQueues';
 import { apiRoutes } from '../../api/routes';
@@ -63,14 +64,25 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-/** Real Temporal workers for the given pools, in this process, on the test namespace (with `config`'s settings). */
-export async function startWorkers(pools: WorkerPool[], config: Config = testConfig()): Promise<TestWorkers> {
+/**
+ * Real Temporal workers for the given pools, in this process, on the test namespace (with
+ * `config`'s settings); with `scorecardWaker`, the platform pool's waker beside them, as
+ * workers/main.ts runs it (opt-in: it would wake every tenant other suites left queued).
+ */
+export async function startWorkers(
+  pools: WorkerPool[],
+  { config = testConfig(), scorecardWaker = false }: { config?: Config; scorecardWaker?: boolean } = {},
+): Promise<TestWorkers> {
   const clients = createWorkerClients(config, { poolMax: 4 });
   const code = await readFile(WORKFLOW_BUNDLE_PATH, 'utf8');
   const workers = await createPoolWorkers(pools, config, clients, { code });
   const running = workers.run();
+  const waker = scorecardWaker
+    ? await startScorecardWaker(config, clients, workers.temporal, pino({ level: 'silent' }))
+    : undefined;
   return {
     async stop() {
+      await waker?.stop();
       workers.shutdown();
       await running;
       await clients.close();
