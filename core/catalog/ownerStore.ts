@@ -61,6 +61,14 @@ export async function resolveOwner(db: Knex, owner: string | null): Promise<{ ki
   return { kind, teams };
 }
 
+/**
+ * Who work about an owner's entity goes to: the owning team's slug (a user owner's first team by
+ * name), else the owner as the catalog writes it (a user without a team); null without an owner.
+ */
+export async function owningTeam(db: Knex, owner: string | null): Promise<string | null> {
+  return (await resolveOwner(db, owner)).teams[0]?.slug ?? owner;
+}
+
 const teamEntityCounts = statement<TeamRef & { entities: string }>((q) => {
   const owners = q
     .from('teams as t')

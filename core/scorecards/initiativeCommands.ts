@@ -15,7 +15,7 @@ import {
   type InitiativeInput,
 } from './initiativeStore';
 import { countRows } from './configStore';
-import { resolveOwner } from '../catalog/ownerStore';
+import { owningTeam } from '../catalog/ownerStore';
 import { createAction } from '../governance/actionCommands';
 
 // Initiatives' changes (audited), their progress read, and the governance actions opened past
@@ -96,7 +96,7 @@ export async function openDueInitiativeActions(
         priority: 'medium',
         description: `Rules still failing: ${entity.failing.length} of ${initiative.rule_ids.length} (target ${initiative.target_date})`,
         entity_id: entity.id,
-        assigned_to: (await resolveOwner(db, entity.owner)).teams[0]?.slug ?? entity.owner ?? undefined,
+        assigned_to: (await owningTeam(db, entity.owner)) ?? undefined,
         source_type: 'initiative',
         source_id: initiative.id,
       });

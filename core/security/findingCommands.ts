@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { auditAs, type Actor } from '../audit/actor';
 import { RefusedAction, type AuditEvent } from '../audit/store';
-import { resolveOwner } from '../catalog/ownerStore';
+import { owningTeam } from '../catalog/ownerStore';
 import { invalid, notFound } from '../errors';
 import { createAction } from '../governance/actionCommands';
 import { defaultFingerprint, findingMoveRefusal } from './findingRules';
@@ -31,16 +31,6 @@ async function lockEntityOwner(trx: Knex, entityId: string): Promise<{ owner: st
   const entity = await trx('entities').where({ id: entityId }).forShare().first('owner');
   if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
   return entity;
-}
-
-/**
- * Who an action about the entity is assigned to: the owning team's slug (a user owner's first
- * team by name), else the owner as the catalog writes it (a user without a team); null when the
- * entity has no owner.
- */
-async function owningTeam(trx: Knex, owner: string | null): Promise<string | null> {
-  const { teams } = await resolveOwner(trx, owner);
-  return teams[0]?.slug ?? owner;
 }
 
 /**
