@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { auditAs, actorName, type Actor } from '../audit/actor';
 import { RefusedAction, type AuditEvent } from '../audit/store';
 import { invalid, notFound } from '../errors';
+import { notifyActionAssigned } from '../notifications/commands';
 import { actionMoveRefusal } from './actionRules';
 import {
   actionOfSource,
@@ -78,6 +79,14 @@ export async function createAction(
       metadata: { title: row.title, priority: row.priority, source_type: row.source_type, source_id: row.source_id },
     }),
   );
+  if (row.assigned_to !== null) {
+    await notifyActionAssigned(
+      trx,
+      actor.tenantId,
+      { id, title: row.title, assigned_to: row.assigned_to },
+      row.created_by,
+    );
+  }
   return { action: await getAction(trx, id), created: true };
 }
 
@@ -105,6 +114,15 @@ export async function changeAction(
   if (fields.length > 0) {
     await updateAction(trx, id, update);
     await auditAs(trx, actor, event);
+  }
+  const { assigned_to: assignee } = update;
+  if (assignee && assignee !== before.assigned_to) {
+    await notifyActionAssigned(
+      trx,
+      actor.tenantId,
+      { id, title: before.title, assigned_to: assignee },
+      actorName(actor),
+    );
   }
   return (await getAction(trx, id))!;
 }

@@ -146,8 +146,12 @@ export const getAction = (db: Knex, id: string): Promise<GovernanceAction | unde
 export const lockAction = (
   db: Knex,
   id: string,
-): Promise<{ status: ActionStatus; entity_id: string | null } | undefined> =>
-  db('governance_actions').where({ id }).whereNull('deleted_at').forUpdate().first('status', 'entity_id');
+): Promise<{ status: ActionStatus; entity_id: string | null; title: string; assigned_to: string | null } | undefined> =>
+  db('governance_actions')
+    .where({ id })
+    .whereNull('deleted_at')
+    .forUpdate()
+    .first('status', 'entity_id', 'title', 'assigned_to');
 
 export interface NewActionRow {
   tenant_id: string;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { RunStatus } from '../forge/types';
-import { usersHolding, userOfActor } from './recipients';
+import { usersAssigned, usersHolding, userOfActor } from './recipients';
 import { insertNotifications } from './store';
 import type { NotificationContent, NotificationKind } from './types';
 
@@ -10,8 +10,7 @@ import type { NotificationContent, NotificationKind } from './types';
 /**
  * Notifies `userIds` of the tenant (in `trx`, the tenant's transaction) of `kind`: users who
  * turned the kind off, or who already have one with the same dedupe key, get nothing. The ids of
- * the users notified. Governance (issue 39) calls it when an action is assigned:
- * `notifyUsers(trx, tenantId, [assigneeId], 'governance_action_assigned', {title, payload: {action_id}})`.
+ * the users notified.
  */
 export function notifyUsers(
   trx: Knex,
@@ -67,5 +66,24 @@ export async function notifyRunStatus(trx: Knex, tenantId: string, runId: string
     title: `Your run of ${run.mold_slug} ${status}`,
     payload,
     dedupeKey: `run:${runId}:ended`,
+  });
+}
+
+/**
+ * After a governance action was opened with an assignee or given another one (in the same
+ * transaction): the users it names (a user by email, a team's members by its slug) hear of it,
+ * except whoever assigned it (`actor`, as audit entries name them).
+ */
+export async function notifyActionAssigned(
+  trx: Knex,
+  tenantId: string,
+  action: { id: string; title: string; assigned_to: string },
+  actor: string,
+): Promise<void> {
+  const assigner = await userOfActor(trx, actor);
+  const assignees = (await usersAssigned(trx, action.assigned_to)).filter((id) => id !== assigner);
+  await notifyUsers(trx, tenantId, assignees, 'governance_action_assigned', {
+    title: `A governance action is assigned to ${action.assigned_to}: ${action.title}`,
+    payload: { action_id: action.id, assigned_to: action.assigned_to },
   });
 }

@@ -33,6 +33,17 @@ export async function usersHolding(trx: Knex, scope: Scope): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
+/** The users an assignee names: a user by email, or a team by slug (its members). */
+export async function usersAssigned(trx: Knex, assignee: string): Promise<string[]> {
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    `select u.id from users u where u.email = :assignee
+     union
+     select m.user_id from team_members m join teams t on t.id = m.team_id where t.slug = :assignee`,
+    { assignee },
+  );
+  return rows.map((row) => row.id);
+}
+
 /**
  * The user an audit actor names (`actorOf`): a user by email, an API key's owner; undefined for
  * anything else (an agent, a deleted user).

@@ -149,6 +149,38 @@ test('an API key expiring within 7 days notifies its owner once, however often t
   expect((await list(owner.editor)).filter((n) => n.kind === 'api_key_expiring')).toEqual([]);
 }, 60_000);
 
+test('a governance action notifies the users it is assigned to (a user by email, a team by its members), never its assigner', async () => {
+  const gov = await adminTenant('notify-gov');
+  const slug = `sre-${randomUUID().slice(0, 8)}`;
+  const team = await call(gov.admin, 'POST', '/admin/teams', { name: 'SRE', slug });
+  await call(gov.admin, 'POST', `/admin/teams/${team.body.id}/members`, { user_id: gov.adminId, role: 'member' });
+  await call(gov.admin, 'POST', `/admin/teams/${team.body.id}/members`, { user_id: gov.editorId, role: 'member' });
+  const assignedTo = (token: string) =>
+    list(token).then((items) => items.filter((n) => n.kind === 'governance_action_assigned').map((n) => n.payload));
+
+  const created = await call(gov.editor, 'POST', '/governance/actions', {
+    title: 'Rotate the keys',
+    type: 'security',
+    priority: 'high',
+    assigned_to: `viewer@${gov.slug}.test`,
+  });
+  expect(created.status).toBe(201);
+  const action = { action_id: created.body.id };
+  expect(await assignedTo(gov.viewer)).toEqual([expect.objectContaining(action)]);
+  expect(await assignedTo(gov.editor)).toEqual([]);
+
+  // Reassigned to the team by one of its members: the other member hears of it, the assigner does not.
+  expect(
+    (await call(gov.editor, 'PATCH', `/governance/actions/${created.body.id}`, { assigned_to: slug })).status,
+  ).toBe(200);
+  expect(await assignedTo(gov.admin)).toEqual([expect.objectContaining({ ...action, assigned_to: slug })]);
+  expect(await assignedTo(gov.editor)).toEqual([]);
+  // Another field changed: no new notice.
+  await call(gov.editor, 'PATCH', `/governance/actions/${created.body.id}`, { priority: 'low' });
+  expect(await assignedTo(gov.admin)).toHaveLength(1);
+  expect(await assignedTo(other.admin)).toEqual([]);
+});
+
 describe('the list, reads and isolation', () => {
   let user: AdminTenant;
   /** One transaction each, so each has its own created_at (now() is the transaction's start). */
