@@ -5,6 +5,11 @@ import { tenantIsolationSql } from '../tenancy';
 // initiatives; and the queue that drives re-scoring. The queue is filled by triggers in the
 // writing transaction (as the search outbox is), so no write path can skip a re-score, and the
 // platform worker drains it; a row without an entity asks for the whole tenant.
+//
+// Triggers that watch changed columns are row triggers with a WHEN condition: they fire, in C,
+// for the changed rows alone. A statement trigger joining the old and new transition tables
+// cannot be indexed nor estimated by the planner, and a bulk update of n rows met an n² nested
+// loop (a 2,000-row re-score took seconds).
 const TENANT_TABLES = [
   'scorecard_categories',
   'scorecard_rules',
@@ -15,6 +20,9 @@ const TENANT_TABLES = [
 ];
 
 const GRADES = `('A+', 'A', 'B', 'C', 'D', 'F')`;
+
+const ENTITY_FIELDS = ['owner', 'description', 'tier', 'tags', 'links', 'lifecycle', 'readme', 'type'];
+const tuple = (alias: string) => `(${ENTITY_FIELDS.map((field) => `${alias}.${field}`).join(', ')})`;
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -95,9 +103,11 @@ export async function up(knex: Knex): Promise<void> {
 
     create table scorecard_queue (
       id bigint generated always as identity primary key,
-      -- No foreign keys: a deleted entity's row drains to nothing.
-      tenant_id uuid not null,
+      -- A deleted tenant's queued re-scores go with it: left behind, they woke a scoring
+      -- workflow whose batches failed on the missing tenant, again at every poll.
+      tenant_id uuid not null constraint scorecard_queue_tenant_fk references tenants(id) on delete cascade,
       -- null: re-score every entity of the tenant (a rule, category or grading change, nightly).
+      -- No foreign key: a deleted entity's row drains to nothing.
       entity_id uuid,
       created_at timestamptz not null default now()
     );
@@ -126,9 +136,21 @@ export async function up(knex: Knex): Promise<void> {
     end $$;
     create trigger entities_scorecard_insert after insert on entities
       referencing new table as new_rows for each statement execute function scorecard_enqueue_entities();
+
+    create function scorecard_enqueue_changed_entity() returns trigger language plpgsql as $$
+    begin
+      insert into scorecard_queue (tenant_id, entity_id) values (new.tenant_id, new.id);
+      if new.lifecycle is distinct from old.lifecycle then
+        insert into scorecard_queue (tenant_id, entity_id)
+          select r.tenant_id, r.from_entity_id from entity_relations r
+          where r.to_entity_id = new.id and r.type = 'depends_on';
+      end if;
+      perform pg_notify('scorecard_queue', '');
+      return null;
+    end $$;
     create trigger entities_scorecard_update after update on entities
-      referencing new table as new_rows old table as old_rows
-      for each statement execute function scorecard_enqueue_entities();
+      for each row when (${tuple('new')} is distinct from ${tuple('old')})
+      execute function scorecard_enqueue_changed_entity();
 
     create function scorecard_enqueue_relations() returns trigger language plpgsql as $$
     begin
@@ -159,9 +181,35 @@ export async function up(knex: Knex): Promise<void> {
     end $$;
     create trigger entity_scorecards_search_insert after insert on entity_scorecards
       referencing new table as new_rows for each statement execute function entity_scorecards_search_outbox();
+
+    create function entity_scorecard_grade_search_outbox() returns trigger language plpgsql as $$
+    begin
+      insert into search_outbox (tenant_id, collection, document_id) values (new.tenant_id, 'entities', new.entity_id);
+      perform pg_notify('search_outbox', '');
+      return null;
+    end $$;
     create trigger entity_scorecards_search_update after update on entity_scorecards
-      referencing new table as new_rows old table as old_rows
-      for each statement execute function entity_scorecards_search_outbox();
+      for each row when (new.grade is distinct from old.grade)
+      execute function entity_scorecard_grade_search_outbox();
+
+    -- no_open_finding_above reads an entity's open findings: a scanner's or a person's finding
+    -- opened, re-rated or closed re-scores the entity. Findings the scorecards open themselves do
+    -- not (the check leaves them out), or a failing rule would re-score its entity in a loop.
+    create function scorecard_enqueue_findings() returns trigger language plpgsql as $$
+    begin
+      insert into scorecard_queue (tenant_id, entity_id)
+        select distinct tenant_id, entity_id from changed_rows where source <> 'scorecard';
+      perform pg_notify('scorecard_queue', '');
+      return null;
+    end $$;
+    create trigger security_findings_scorecard_insert after insert on security_findings
+      referencing new table as changed_rows for each statement execute function scorecard_enqueue_findings();
+    create trigger security_findings_scorecard_update after update on security_findings
+      referencing new table as changed_rows for each statement execute function scorecard_enqueue_findings();
+
+    -- A full scoring pass walks a tenant's entities in id order, a batch at a time: a keyset range
+    -- of this index, not a walk of the primary key through every tenant's rows.
+    create index entities_by_id on entities (tenant_id, id);
   `);
   for (const table of TENANT_TABLES) await knex.raw(tenantIsolationSql(table));
   // The platform worker's drain and nightly run read and fill every tenant's queue.
@@ -170,14 +218,20 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    drop index entities_by_id;
+    drop trigger security_findings_scorecard_insert on security_findings;
+    drop trigger security_findings_scorecard_update on security_findings;
     drop trigger entity_scorecards_search_insert on entity_scorecards;
     drop trigger entity_scorecards_search_update on entity_scorecards;
     drop trigger entity_relations_scorecard_insert on entity_relations;
     drop trigger entity_relations_scorecard_delete on entity_relations;
     drop trigger entities_scorecard_insert on entities;
     drop trigger entities_scorecard_update on entities;
+    drop function scorecard_enqueue_findings();
+    drop function entity_scorecard_grade_search_outbox();
     drop function entity_scorecards_search_outbox();
     drop function scorecard_enqueue_relations();
+    drop function scorecard_enqueue_changed_entity();
     drop function scorecard_enqueue_entities();
     drop table scorecard_queue, scorecard_initiatives, entity_scorecards, scorecard_grading,
       scorecard_rules, scorecard_categories;
