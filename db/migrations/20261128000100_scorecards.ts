@@ -118,19 +118,7 @@ export async function up(knex: Knex): Promise<void> {
     -- of an entity it depends on.
     create function scorecard_enqueue_entities() returns trigger language plpgsql as $$
     begin
-      if tg_op = 'INSERT' then
-        insert into scorecard_queue (tenant_id, entity_id) select tenant_id, id from new_rows;
-      else
-        insert into scorecard_queue (tenant_id, entity_id)
-          select n.tenant_id, n.id from new_rows n join old_rows o on o.id = n.id
-          where (n.owner, n.description, n.tier, n.tags, n.links, n.lifecycle, n.readme, n.type)
-            is distinct from (o.owner, o.description, o.tier, o.tags, o.links, o.lifecycle, o.readme, o.type);
-        insert into scorecard_queue (tenant_id, entity_id)
-          select r.tenant_id, r.from_entity_id
-          from new_rows n join old_rows o on o.id = n.id
-          join entity_relations r on r.to_entity_id = n.id and r.type = 'depends_on'
-          where n.lifecycle is distinct from o.lifecycle;
-      end if;
+      insert into scorecard_queue (tenant_id, entity_id) select tenant_id, id from new_rows;
       perform pg_notify('scorecard_queue', '');
       return null;
     end $$;
@@ -167,15 +155,8 @@ export async function up(knex: Knex): Promise<void> {
     -- A new grade reaches search: the entity's search document carries it.
     create function entity_scorecards_search_outbox() returns trigger language plpgsql as $$
     begin
-      if tg_op = 'INSERT' then
-        insert into search_outbox (tenant_id, collection, document_id)
-          select tenant_id, 'entities', entity_id from new_rows;
-      else
-        insert into search_outbox (tenant_id, collection, document_id)
-          select n.tenant_id, 'entities', n.entity_id
-          from new_rows n join old_rows o on o.entity_id = n.entity_id
-          where n.grade is distinct from o.grade;
-      end if;
+      insert into search_outbox (tenant_id, collection, document_id)
+        select tenant_id, 'entities', entity_id from new_rows;
       perform pg_notify('search_outbox', '');
       return null;
     end $$;
