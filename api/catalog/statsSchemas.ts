@@ -1,17 +1,8 @@
 import { ENTITY_TYPES, LIFECYCLES, TIERS } from '../../core/catalog/types';
 import { teamRefSchema } from './schemas';
+import { countsOf } from '../http/countSchemas';
 
 // Response schemas of the catalog statistics (api/catalog/statsRoutes.ts, GET /entities/summary).
-
-const countsOf = <const K extends readonly string[]>(keys: K) =>
-  ({
-    type: 'object',
-    required: keys,
-    properties: Object.fromEntries(keys.map((key) => [key, { type: 'integer' }])) as {
-      [P in K[number]]: { type: 'integer' };
-    },
-    additionalProperties: false,
-  }) as const;
 
 /** The spec's Stats; also GET /entities/summary. An unset lifecycle or tier counts as `none`. */
 export const statsSchema = {

@@ -1,5 +1,6 @@
 import { ACTION_PRIORITIES, ACTION_SOURCE_TYPES, ACTION_STATUSES } from '../../core/governance/types';
 import { LIMIT_OFFSET_QUERY } from '../http/pagination';
+import { COUNT as count, countsOf } from '../http/countSchemas';
 
 // The governance actions' request and response schemas (docs/governance.md).
 
@@ -160,15 +161,6 @@ export const entityActionListQuery = {
   properties: filterProperties,
   additionalProperties: false,
 } as const;
-
-const count = { type: 'integer', minimum: 0 } as const;
-const countsOf = <const K extends readonly string[]>(keys: K) =>
-  ({
-    type: 'object',
-    required: keys,
-    properties: Object.fromEntries(keys.map((key) => [key, count])) as { [P in K[number]]: typeof count },
-    additionalProperties: false,
-  }) as const;
 
 export const actionListSchema = {
   type: 'object',

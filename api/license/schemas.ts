@@ -1,10 +1,9 @@
 import { EDITIONS } from '../../core/license/editions';
 import { LICENSE_TYPES } from '../../core/license/keys';
 import { USAGE_RESOURCES, WARNING_TYPES } from '../../core/license/rules';
+import { COUNT as count } from '../http/countSchemas';
 
 const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
-const count = { type: 'integer', minimum: 0 } as const;
-
 const resourceLimits = {
   type: 'object',
   required: ['clusters', 'nodes'],

@@ -1,6 +1,7 @@
 import { LIFECYCLES, TIERS, ENTITY_TYPES } from '../../core/catalog/types';
 import { checkSchema, checkVariantsSchema } from '../../core/scorecards/checks';
 import { FINDING_SEVERITIES, GRADES } from '../../core/scorecards/types';
+import { COUNT as count } from '../http/countSchemas';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 const dateTime = { type: 'string', format: 'date-time' } as const;
@@ -225,8 +226,6 @@ export const initiativeSchema = {
 } as const;
 
 export const initiativesSchema = { type: 'array', items: initiativeSchema } as const;
-
-const count = { type: 'integer', minimum: 0 } as const;
 
 export const initiativeProgressSchema = {
   type: 'object',

@@ -2,6 +2,7 @@ import { GRADES } from '../../core/scorecards/types';
 import { FINDING_SEVERITIES, FINDING_SOURCES, FINDING_STATUSES } from '../../core/security/types';
 import { uuid } from '../governance/schemas';
 import { shapeAQuery } from '../http/pagination';
+import { COUNT as count, countsOf } from '../http/countSchemas';
 
 // The security findings' request and response schemas (docs/security-findings.md).
 
@@ -123,15 +124,6 @@ export const findingListSchema = {
   },
   additionalProperties: false,
 } as const;
-
-const count = { type: 'integer', minimum: 0 } as const;
-const countsOf = <const K extends readonly string[]>(keys: K) =>
-  ({
-    type: 'object',
-    required: keys,
-    properties: Object.fromEntries(keys.map((key) => [key, count])) as { [P in K[number]]: typeof count },
-    additionalProperties: false,
-  }) as const;
 
 export const overviewSchema = {
   type: 'object',
