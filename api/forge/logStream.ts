@@ -45,20 +45,14 @@ export async function openRunLogStream(
     { key: `tenant:${tenantId}`, cap: streamsPerTenant, holder: 'tenant' },
     { key: `user:${tenantId}:${userId}`, cap: streamsPerUser, holder: 'user' },
   ]);
-  let open = true;
-  let changed = false;
-  let wakeUp = () => {};
-  const unfollow = followers.follow(runId, () => {
-    changed = true;
-    wakeUp();
-  });
+  const watch = followers.watch(runId, closed);
   const stop = () => {
-    unfollow();
+    watch.unfollow();
     release();
   };
   // One statement, so one snapshot: lines read with a finished status are complete.
   const read = (after: number) => {
-    changed = false;
+    watch.reading();
     return withTenant(db, tenantId, (trx) => readRunProgress(trx, runId, { afterId: after, limit: LINES_PER_READ }));
   };
   let progress: Awaited<ReturnType<typeof read>>;
@@ -75,44 +69,32 @@ export async function openRunLogStream(
   }
 
   const stream = new PassThrough();
-  void closed.then(() => {
-    open = false;
-    wakeUp();
-  });
   const closedOrDrained = () => Promise.race([closed, once(stream, 'drain')]);
   const send = (event: string | null, id: number | null, data: unknown) =>
     stream.write(
       `${event ? `event: ${event}\n` : ''}${id !== null ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`,
     );
-  /** Until the run changes or the client leaves (or, with notifications down, a while). */
-  const nextChange = () =>
-    new Promise<void>((resolve) => {
-      if (changed || !open) return resolve();
-      wakeUp = resolve;
-      const after = followers.rereadAfterMs;
-      if (after !== null) setTimeout(resolve, after).unref();
-    });
 
   // A comment first: it sends the response headers before there is a line to send.
   stream.write(`: following run ${runId}\n\n`);
   void (async () => {
     let lastId = afterId;
     try {
-      while (open) {
+      while (watch.open) {
         for (const line of progress.lines) {
           lastId = line.id;
           if (!send(null, line.id, line)) await closedOrDrained();
-          if (!open) break;
+          if (!watch.open) break;
         }
-        if (!open) break;
+        if (!watch.open) break;
         // A full read means more to catch up on, read at once; anything less is all there is.
         if (progress.lines.length < LINES_PER_READ) {
           if (!progress.status || isFinished(progress.status)) {
             send('end', null, { status: progress.status ?? null });
             break;
           }
-          await nextChange();
-          if (!open) break;
+          await watch.nextChange();
+          if (!watch.open) break;
         }
         progress = await read(lastId);
       }

@@ -103,6 +103,49 @@ export class ChangeFollowers {
   get rereadAfterMs(): number | null {
     return this.changes.listening ? null : DEGRADED_REREAD_MS;
   }
+
+  /**
+   * A stream's view of `key` until `closed` resolves: `reading()` before each read, then
+   * `nextChange()` resolves once `key` changed since (at once if it already has), the stream
+   * closed, or, with notifications down, a while passed.
+   */
+  watch(key: string, closed: Promise<void>): ChangeWatch {
+    let open = true;
+    let changed = false;
+    let wakeUp = () => {};
+    const unfollow = this.follow(key, () => {
+      changed = true;
+      wakeUp();
+    });
+    void closed.then(() => {
+      open = false;
+      wakeUp();
+    });
+    return {
+      get open() {
+        return open;
+      },
+      reading() {
+        changed = false;
+      },
+      nextChange: () =>
+        new Promise<void>((resolve) => {
+          if (changed || !open) return resolve();
+          wakeUp = resolve;
+          const after = this.rereadAfterMs;
+          if (after !== null) setTimeout(resolve, after).unref();
+        }),
+      unfollow,
+    };
+  }
+}
+
+export interface ChangeWatch {
+  /** False once the stream's client left or the process is stopping. */
+  readonly open: boolean;
+  reading(): void;
+  nextChange(): Promise<void>;
+  unfollow(): void;
 }
 
 const byListener = new WeakMap<ChangeListener, Map<string, ChangeFollowers>>();

@@ -31,15 +31,9 @@ export async function openNotificationStream(
   const release = admitStream('notification streams', [
     { key: `notifications:${tenantId}:${userId}`, cap: streamsPerUser, holder: 'user' },
   ]);
-  let open = true;
-  let changed = false;
-  let wakeUp = () => {};
-  const unfollow = followers.follow(userId, () => {
-    changed = true;
-    wakeUp();
-  });
+  const watch = followers.watch(userId, closed);
   const read = () => {
-    changed = false;
+    watch.reading();
     return withTenant(db, tenantId, (trx) => unreadSummary(trx, userId, NEWEST_UNREAD));
   };
   let summary: Awaited<ReturnType<typeof read>>;
@@ -47,31 +41,20 @@ export async function openNotificationStream(
     await followers.ready();
     summary = await read();
   } catch (err) {
-    unfollow();
+    watch.unfollow();
     release();
     throw err;
   }
 
   const stream = new PassThrough();
-  void closed.then(() => {
-    open = false;
-    wakeUp();
-  });
-  const nextChange = () =>
-    new Promise<void>((resolve) => {
-      if (changed || !open) return resolve();
-      wakeUp = resolve;
-      const after = followers.rereadAfterMs;
-      if (after !== null) setTimeout(resolve, after).unref();
-    });
   void (async () => {
     try {
-      while (open) {
+      while (watch.open) {
         if (!stream.write(`event: unread\ndata: ${JSON.stringify(summary)}\n\n`)) {
           await Promise.race([closed, once(stream, 'drain')]);
         }
-        await nextChange();
-        if (!open) break;
+        await watch.nextChange();
+        if (!watch.open) break;
         summary = await read();
       }
     } catch (err) {
@@ -79,7 +62,7 @@ export async function openNotificationStream(
       stream.destroy(err as Error);
       return;
     } finally {
-      unfollow();
+      watch.unfollow();
       release();
     }
     stream.end();
