@@ -1,4 +1,4 @@
-import { BACKUP_STATUSES } from '../../core/database/types';
+import { BACKUP_FIELDS, BACKUP_STATUSES } from '../../core/database/types';
 import { keysetListQuery, keysetPageSchema } from '../http/pagination';
 
 // Response schemas of /database/* (api/database/routes.ts): counts and backend facts only, never
@@ -75,18 +75,7 @@ export const connectionsSchema = {
 
 export const backupSchema = {
   type: 'object',
-  required: [
-    'id',
-    'status',
-    'file_name',
-    'requested_by',
-    'size_bytes',
-    'sha256',
-    'duration_ms',
-    'error',
-    'started_at',
-    'completed_at',
-  ],
+  required: BACKUP_FIELDS,
   properties: {
     id: { type: 'string', format: 'uuid' },
     status: { type: 'string', enum: BACKUP_STATUSES },

@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
-import type { BackupEnd, DatabaseBackup, DatabaseConnection, DatabaseInfo } from './types';
+import {
+  BACKUP_FIELDS,
+  type BackupEnd,
+  type DatabaseBackup,
+  type DatabaseConnection,
+  type DatabaseInfo,
+} from './types';
 
 // SQL of /database/*. The server's statistics are read through the system role, on its pool with
 // the API's statement timeout; only our own database's backends are shown, and never what they
@@ -43,19 +49,6 @@ export async function listConnections(system: Knex): Promise<DatabaseConnection[
   return rows;
 }
 
-const BACKUP_COLUMNS = [
-  'id',
-  'status',
-  'file_name',
-  'requested_by',
-  'size_bytes',
-  'sha256',
-  'duration_ms',
-  'error',
-  'started_at',
-  'completed_at',
-] as const;
-
 type BackupRow = Omit<DatabaseBackup, 'size_bytes'> & { size_bytes: string | null };
 
 const toBackup = (row: BackupRow): DatabaseBackup => ({
@@ -67,7 +60,7 @@ export async function insertBackup(
   trx: Knex,
   backup: { id: string; tenant_id: string; file_name: string; requested_by: string },
 ): Promise<DatabaseBackup> {
-  const [row] = await trx('database_backups').insert(backup).returning<BackupRow[]>(BACKUP_COLUMNS);
+  const [row] = await trx('database_backups').insert(backup).returning<BackupRow[]>(BACKUP_FIELDS);
   return toBackup(row);
 }
 
@@ -110,7 +103,7 @@ const NEWEST_FIRST: KeysetOrder = {
 
 const backupPage = keysetStatement({
   order: NEWEST_FIRST,
-  build: (q) => q('database_backups').select(BACKUP_COLUMNS),
+  build: (q) => q('database_backups').select(BACKUP_FIELDS),
   toItem: toBackup,
 });
 

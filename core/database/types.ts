@@ -21,6 +21,20 @@ export interface DatabaseBackup {
   completed_at: Date | null;
 }
 
+/** Every field of a backup record, as stored and as answered. */
+export const BACKUP_FIELDS = [
+  'id',
+  'status',
+  'file_name',
+  'requested_by',
+  'size_bytes',
+  'sha256',
+  'duration_ms',
+  'error',
+  'started_at',
+  'completed_at',
+] as const satisfies readonly (keyof DatabaseBackup)[];
+
 /** One backup at a time: a second start while one runs is refused (409). */
 export const DATABASE_BACKUP_WORKFLOW_ID = 'shipyard-database-backup';
 
