@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import type { DatabaseBackupActivities } from '../../activities/databaseBackup';
 import type { BackupEnd, DatabaseBackupInput, DumpResult } from '../../core/database/types';
 import type { databaseBackup } from '../../workflows/databaseBackup';
-import { startStubWorker } from '../support/stubWorker';
+import { useStubWorker } from '../support/stubWorker';
 
 // The backup workflow on the real dev server with stub activities: each test decides what the
 // dump does; the ends the workflow records are kept in memory. No database, no pg_dump.
@@ -20,17 +19,10 @@ const stubs: DatabaseBackupActivities = {
   },
 };
 
-const taskQueue = `backup-wf-test-${randomUUID().slice(0, 8)}`;
-let client: Client;
-let closeWorker: (() => Promise<void>) | undefined;
+const stub = useStubWorker('backup-wf-test', stubs);
+const { taskQueue } = stub;
 
 jest.setTimeout(20_000);
-
-beforeAll(async () => {
-  ({ client, close: closeWorker } = await startStubWorker({ taskQueue, activities: stubs }));
-}, 30_000);
-
-afterAll(() => closeWorker?.());
 
 beforeEach(() => {
   ends.length = 0;
@@ -48,7 +40,7 @@ const backUp = (input: Partial<DatabaseBackupInput> = {}) => {
   };
   return {
     full,
-    result: client.workflow.execute<typeof databaseBackup>('databaseBackup', {
+    result: stub.client.workflow.execute<typeof databaseBackup>('databaseBackup', {
       taskQueue,
       workflowId: `database-backup-test-${randomUUID()}`,
       args: [full],

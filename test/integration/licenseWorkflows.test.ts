@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import type { LicenseActivities } from '../../activities/license';
 import type { DisconnectTenantInput } from '../../core/license/licenseWorkflows';
 import type { Disconnection } from '../../core/license/store';
 import type { autoDisconnect } from '../../workflows/autoDisconnect';
 import { licenseChangedSignal, type betaGrace } from '../../workflows/betaGrace';
-import { startStubWorker } from '../support/stubWorker';
+import { useStubWorker } from '../support/stubWorker';
 
 // The Beta grace and auto-disconnect workflows on the real dev server with stub activities: the
 // calls they make are recorded in memory, and each test decides which tenants are past their
@@ -28,17 +27,10 @@ const stubs: LicenseActivities = {
   },
 };
 
-const taskQueue = `license-wf-test-${randomUUID().slice(0, 8)}`;
-let client: Client;
-let closeWorker: (() => Promise<void>) | undefined;
+const stub = useStubWorker('license-wf-test', stubs);
+const { taskQueue } = stub;
 
 jest.setTimeout(20_000);
-
-beforeAll(async () => {
-  ({ client, close: closeWorker } = await startStubWorker({ taskQueue, activities: stubs }));
-}, 30_000);
-
-afterAll(() => closeWorker?.());
 
 beforeEach(() => {
   calls.length = 0;
@@ -46,7 +38,7 @@ beforeEach(() => {
 });
 
 const startGrace = (tenantId: string, endsInMs: number) =>
-  client.workflow.start<typeof betaGrace>('betaGrace', {
+  stub.client.workflow.start<typeof betaGrace>('betaGrace', {
     taskQueue,
     workflowId: `beta-grace-test-${randomUUID()}`,
     args: [{ tenant_id: tenantId, grace_ends_at: new Date(Date.now() + endsInMs).toISOString(), grace_ms: 5_000 }],
@@ -77,7 +69,7 @@ test('a grace whose end has already passed (a worker long down) disconnects at o
 
 test('auto-disconnect disconnects each tenant past its grace, one after the other, and counts what it revoked', async () => {
   pastGrace = [randomUUID(), randomUUID(), randomUUID()];
-  const result = await client.workflow.execute<typeof autoDisconnect>('autoDisconnect', {
+  const result = await stub.client.workflow.execute<typeof autoDisconnect>('autoDisconnect', {
     taskQueue,
     workflowId: `auto-disconnect-test-${randomUUID()}`,
     args: [{ grace_ms: 7_000 }],
@@ -87,7 +79,7 @@ test('auto-disconnect disconnects each tenant past its grace, one after the othe
 });
 
 test('auto-disconnect with no tenant past its grace does nothing', async () => {
-  const result = await client.workflow.execute<typeof autoDisconnect>('autoDisconnect', {
+  const result = await stub.client.workflow.execute<typeof autoDisconnect>('autoDisconnect', {
     taskQueue,
     workflowId: `auto-disconnect-test-${randomUUID()}`,
     args: [{ grace_ms: 7_000 }],

@@ -3,11 +3,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
 import type { ScorecardActivities } from '../../activities/scorecards';
 import type { ScoreTenantInput } from '../../core/scorecards/scorecardWorkflows';
 import { scorecardsQueuedSignal, type initiativeDeadlines, type scoreTenant } from '../../workflows/scorecards';
-import { startStubWorker } from '../support/stubWorker';
+import { useStubWorker } from '../support/stubWorker';
 import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 
 // The scorecard workflows on the real dev server with stub activities: each test scripts what
@@ -44,17 +43,10 @@ const stubs: ScorecardActivities = {
   },
 };
 
-const taskQueue = `scorecards-wf-test-${randomUUID().slice(0, 8)}`;
-let client: Client;
-let closeWorker: (() => Promise<void>) | undefined;
+const stub = useStubWorker('scorecards-wf-test', stubs);
+const { taskQueue } = stub;
 
 jest.setTimeout(20_000);
-
-beforeAll(async () => {
-  ({ client, close: closeWorker } = await startStubWorker({ taskQueue, activities: stubs }));
-}, 30_000);
-
-afterAll(() => closeWorker?.());
 
 beforeEach(() => {
   calls.length = 0;
@@ -70,7 +62,7 @@ const input = (tenantId: string, idleMs = 200): ScoreTenantInput => ({
   idle_ms: idleMs,
 });
 const start = (tenantId: string, idleMs?: number) =>
-  client.workflow.start<typeof scoreTenant>('scoreTenant', {
+  stub.client.workflow.start<typeof scoreTenant>('scoreTenant', {
     taskQueue,
     workflowId: `scorecards-test-${randomUUID()}`,
     args: [input(tenantId, idleMs)],
@@ -146,12 +138,12 @@ test('a full pass costs one activity per batch of entities, not one per entity',
 
 test('the nightly run queues a full re-score of every tenant; the deadline run opens each due tenant once', async () => {
   expect(
-    await client.workflow.execute('rescoreAllTenants', { taskQueue, workflowId: `rescore-test-${randomUUID()}` }),
+    await stub.client.workflow.execute('rescoreAllTenants', { taskQueue, workflowId: `rescore-test-${randomUUID()}` }),
   ).toEqual({
     tenants: 3,
   });
   dueTenants = [randomUUID(), randomUUID()];
-  const result = await client.workflow.execute<typeof initiativeDeadlines>('initiativeDeadlines', {
+  const result = await stub.client.workflow.execute<typeof initiativeDeadlines>('initiativeDeadlines', {
     taskQueue,
     workflowId: `deadlines-test-${randomUUID()}`,
   });

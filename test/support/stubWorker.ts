@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -48,6 +49,25 @@ export async function startStubWorker({ activities, server, ...options }: StubWo
       await running;
       await nativeConnection.close();
       await client.connection.close();
+    },
+  };
+}
+
+/**
+ * A suite's stub worker on a task queue of its own (`<name>-<random>`): started before the
+ * suite's tests, stopped after them. `client` is there once they run.
+ */
+export function useStubWorker(name: string, activities: object): { taskQueue: string; readonly client: Client } {
+  const taskQueue = `${name}-${randomUUID().slice(0, 8)}`;
+  let worker: StubWorker | undefined;
+  beforeAll(async () => {
+    worker = await startStubWorker({ taskQueue, activities });
+  }, 30_000);
+  afterAll(() => worker?.close());
+  return {
+    taskQueue,
+    get client() {
+      return worker!.client;
     },
   };
 }
