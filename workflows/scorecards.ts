@@ -16,7 +16,7 @@ import type {
 } from '../core/scorecards/scorecardWorkflows';
 
 // The batches are local activities: short database work in the worker that runs the workflow,
-// without a task-queue round trip each (about 60 ms here, as much as a batch's own work).
+// without a task-queue round trip each (which costs about as much as a batch's own work).
 const { scoreQueued, scoreRange } = proxyLocalActivities<ScorecardActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
@@ -41,8 +41,8 @@ const ROUNDS_PER_RUN = 100;
  * Local activities run back to back in one workflow task, which sees no signal until it ends
  * (at the latest when it heartbeats, ~8 s). Every YIELD_EVERY-th batch of a full pass is a
  * regular activity, which ends the task: a change made during a pass is seen within a few
- * batches, for one task-queue round trip per YIELD_EVERY batches. (A 1 ms timer ended it too,
- * but fired after about a second, and the pass took 2.5 times as long.)
+ * batches, for one task-queue round trip per YIELD_EVERY batches. (A short timer ends it too,
+ * but is slow to fire on the dev server, which slowed a whole pass.)
  */
 const YIELD_EVERY = 5;
 

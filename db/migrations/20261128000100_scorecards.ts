@@ -9,7 +9,7 @@ import { tenantIsolationSql } from '../tenancy';
 // Triggers that watch changed columns are row triggers with a WHEN condition: they fire, in C,
 // for the changed rows alone. A statement trigger joining the old and new transition tables
 // cannot be indexed nor estimated by the planner, and a bulk update of n rows met an n² nested
-// loop (a 2,000-row re-score took seconds).
+// loop.
 const TENANT_TABLES = [
   'scorecard_categories',
   'scorecard_rules',
