@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
+import { SERVICE_ID_PATTERN } from '../catalog/types';
 import type { TenantPolicies } from './reader';
 import { apiKeyLifetimeRefusal, approvalGatesFirstStep, hasOwner, refusedByPolicy, stringsIn } from './rules';
 
 // The checks of the enforced policies, called by the one command each governs. Each does nothing
 // while its policy is disabled for the tenant.
+
+const SERVICE_ID = new RegExp(SERVICE_ID_PATTERN);
 
 /** api_key_max_lifetime, at API key creation. */
 export function enforceApiKeyLifetime(policies: TenantPolicies, expiresAt: string | undefined, now = new Date()): void {
@@ -30,11 +33,14 @@ export async function enforceProductionApproval(
   run: { steps: { type: string; requiresApproval: boolean; config: unknown }[]; parameters: unknown },
 ): Promise<void> {
   if (!policies.get('production_molds_need_approval')?.enabled || approvalGatesFirstStep(run.steps)) return;
-  const candidates = stringsIn([run.parameters, ...run.steps.map((step) => step.config)]);
+  // Only strings shaped like a service id can name one; sent as one array, not a bind per string.
+  const candidates = stringsIn([run.parameters, ...run.steps.map((step) => step.config)]).filter((value) =>
+    SERVICE_ID.test(value),
+  );
   if (!candidates.length) return;
   const production = await trx('entities')
     .where({ lifecycle: 'production' })
-    .whereIn('service_id', candidates)
+    .whereRaw('service_id = any(?)', [candidates])
     .orderBy('service_id')
     .limit(5)
     .pluck('service_id');
