@@ -14,9 +14,11 @@ begin
   if not exists (select from pg_roles where rolname = 'shipyard_system') then
     create role shipyard_system login password 'shipyard_system' nosuperuser bypassrls;
   end if;
+  -- GET /database/info and /database/connections read every backend's state through the system
+  -- role; without this, backends of the other roles show as `unknown` (never their query text:
+  -- the API does not select it). Granted once, so a second run prints no notice.
+  if not pg_has_role('shipyard_system', 'pg_read_all_stats', 'member') then
+    grant pg_read_all_stats to shipyard_system;
+  end if;
 end
 $$;
--- GET /database/info and /database/connections read every backend's state through the system
--- role; without this, backends of the other roles show as `unknown` (never their query text:
--- the API does not select it).
-grant pg_read_all_stats to shipyard_system;
