@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChangeListener } from '../db/notifications';
+import { LoopPause } from '../core/loopPause';
 import { statement } from '../db/statements';
 import type { SearchEngine } from './client';
 import type { OutboxCollection } from './collections';
@@ -78,7 +79,7 @@ export const DEFAULT_DRAIN_OPTIONS: OutboxDrainOptions = { batchSize: 500, pollM
  */
 export class OutboxDrain {
   private stopped = false;
-  private wake?: () => void;
+  private readonly pause = new LoopPause();
   private running?: Promise<void>;
   private indicesReady = false;
 
@@ -91,13 +92,13 @@ export class OutboxDrain {
   ) {}
 
   async start(): Promise<void> {
-    await this.changes.on(OUTBOX_CHANNEL, () => this.wake?.());
+    await this.changes.on(OUTBOX_CHANNEL, () => this.pause.wake());
     this.running = this.loop();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.pause.halt();
     await this.running;
   }
 
@@ -121,20 +122,8 @@ export class OutboxDrain {
         backoffMs = Math.min(Math.max(backoffMs * 2, 500), this.options.maxBackoffMs);
       }
       // While backing off, commits do not cut the wait short: they would retry a failing engine.
-      await this.sleep(backoffMs || this.options.pollMs, backoffMs === 0);
+      await this.pause.sleep(backoffMs || this.options.pollMs, backoffMs === 0);
     }
-  }
-
-  private sleep(ms: number, wakeable: boolean): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = wakeable ? done : () => this.stopped && done();
-    });
   }
 }
 

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChangeListener } from '../../db/notifications';
 import type { Config } from '../config';
+import { LoopPause } from '../loopPause';
 import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { SCORECARD_QUEUE_CHANNEL, tenantsWithQueuedWork } from './queueStore';
@@ -22,7 +23,7 @@ import {
  */
 export class ScorecardQueueWaker {
   private stopped = false;
-  private wake?: () => void;
+  private readonly pause = new LoopPause();
   private running?: Promise<void>;
 
   constructor(
@@ -34,13 +35,13 @@ export class ScorecardQueueWaker {
   ) {}
 
   async start(): Promise<void> {
-    await this.changes.on(SCORECARD_QUEUE_CHANNEL, () => this.wake?.());
+    await this.changes.on(SCORECARD_QUEUE_CHANNEL, () => this.pause.wake());
     this.running = this.loop();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.pause.halt();
     await this.running;
   }
 
@@ -55,14 +56,7 @@ export class ScorecardQueueWaker {
       } catch (err) {
         this.logger.warn({ err }, 'could not wake the scorecard workflows: retrying at the next poll');
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.config.scorecards.drainPollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          this.wake = undefined;
-          resolve();
-        };
-      });
+      await this.pause.sleep(this.config.scorecards.drainPollMs);
     }
   }
 
