@@ -145,6 +145,7 @@ test('one backup at a time: a second while one runs is a 409', async () => {
 }, 90_000);
 
 test('a backup completes with its size and checksum, and restores into a scratch database with the same rows', async () => {
+  workers ??= await startWorkers(['platform']); // also when run on its own
   const entity = await createEntity({ name: uniqueId('Backed up') });
   const started = await call(operator, 'POST', '/database/backup');
   expect(started.status).toBe(201);
