@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChangeListener } from '../db/notifications';
-import { LoopPause } from '../core/loopPause';
+import { NotifiedLoop } from '../core/notifiedLoop';
 import { statement } from '../db/statements';
 import type { SearchEngine } from './client';
 import type { OutboxCollection } from './collections';
@@ -77,32 +77,20 @@ export const DEFAULT_DRAIN_OPTIONS: OutboxDrainOptions = { batchSize: 500, pollM
  * batch after batch until the outbox is empty. While the engine fails it backs off and lets
  * the backlog grow; API writes never wait on it. Nothing is lost: rows leave only once indexed.
  */
-export class OutboxDrain {
-  private stopped = false;
-  private readonly pause = new LoopPause();
-  private running?: Promise<void>;
+export class OutboxDrain extends NotifiedLoop {
   private indicesReady = false;
 
   constructor(
     private readonly system: Knex,
     private readonly engine: SearchEngine,
-    private readonly changes: ChangeListener,
+    changes: ChangeListener,
     private readonly logger: Logger,
     private readonly options: OutboxDrainOptions = DEFAULT_DRAIN_OPTIONS,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.changes.on(OUTBOX_CHANNEL, () => this.pause.wake());
-    this.running = this.loop();
+  ) {
+    super(changes, OUTBOX_CHANNEL);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.pause.halt();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     let backoffMs = 0;
     while (!this.stopped) {
       try {

@@ -2,25 +2,12 @@ import type { Knex } from 'knex';
 import type { RunStatus } from '../forge/types';
 import { usersAssigned, usersHolding, userOfActor } from './recipients';
 import { insertNotifications } from './store';
-import type { NotificationContent, NotificationKind } from './types';
 
 // The triggers' way in: each writes its notifications in the transaction of the change it
 // announces, so a notification exists exactly when the change committed.
 
-/**
- * Notifies `userIds` of the tenant (in `trx`, the tenant's transaction) of `kind`: users who
- * turned the kind off, or who already have one with the same dedupe key, get nothing. The ids of
- * the users notified.
- */
-export function notifyUsers(
-  trx: Knex,
-  tenantId: string,
-  userIds: string[],
-  kind: NotificationKind,
-  content: NotificationContent,
-): Promise<string[]> {
-  return insertNotifications(trx, tenantId, [...new Set(userIds)], kind, content);
-}
+/** The triggers' one way to notify users (store.ts's insertNotifications says who gets one). */
+export const notifyUsers = insertNotifications;
 
 interface RunFacts {
   mold_slug: string;

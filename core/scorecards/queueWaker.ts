@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChangeListener } from '../../db/notifications';
 import type { Config } from '../config';
-import { LoopPause } from '../loopPause';
+import { NotifiedLoop } from '../notifiedLoop';
 import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { SCORECARD_QUEUE_CHANNEL, tenantsWithQueuedWork } from './queueStore';
@@ -21,31 +21,18 @@ import {
  * durable record and the workflows drain it. Notifications arriving while it works fold into
  * one more pass. Any number of platform workers may run it: a workflow id is one run.
  */
-export class ScorecardQueueWaker {
-  private stopped = false;
-  private readonly pause = new LoopPause();
-  private running?: Promise<void>;
-
+export class ScorecardQueueWaker extends NotifiedLoop {
   constructor(
     private readonly system: Knex,
     private readonly temporal: Client,
-    private readonly changes: ChangeListener,
+    changes: ChangeListener,
     private readonly config: Config,
     private readonly logger: Logger,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.changes.on(SCORECARD_QUEUE_CHANNEL, () => this.pause.wake());
-    this.running = this.loop();
+  ) {
+    super(changes, SCORECARD_QUEUE_CHANNEL);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.pause.halt();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     while (!this.stopped) {
       try {
         for (const tenantId of await tenantsWithQueuedWork(this.system)) {

@@ -1,5 +1,7 @@
-// The pause of a background loop between its passes (the search outbox drain, the scorecard
-// queue waker): a timer that a commit's notification cuts short.
+import type { ChangeListener } from '../db/notifications';
+
+// Background loops that a commit's notification wakes (the search outbox drain, the scorecard
+// queue waker): their start and stop, and the pause between their passes.
 
 export class LoopPause {
   private wakeUp?: () => void;
@@ -40,4 +42,32 @@ export class LoopPause {
       this.wakeUp = wakeable ? done : () => this.halted && done();
     });
   }
+}
+
+/**
+ * A loop that runs passes until stopped, its pause between them cut short by a notification on
+ * `channel` (a subclass's `loop` sleeps on `pause` after each pass, and ends once `stopped`).
+ */
+export abstract class NotifiedLoop {
+  protected stopped = false;
+  protected readonly pause = new LoopPause();
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly changes: ChangeListener,
+    private readonly channel: string,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.changes.on(this.channel, () => this.pause.wake());
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.pause.halt();
+    await this.running;
+  }
+
+  protected abstract loop(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { LoopPause } from '../../core/loopPause';
+import { LoopPause } from '../../core/notifiedLoop';
 
 // The pause between a background loop's passes (outbox drain, scorecard waker): woken early by a
 // notification, including one that arrived while the loop was working, and ended by halt.
