@@ -18,11 +18,12 @@ const stringInputAjv = withStorableFormats(
  * Formats as PostgreSQL can store them, so a valid-looking value never fails in the database as
  * a 500 instead of the caller's 400 (found by schemathesis):
  * - `date-time` as RFC 3339 has it, without year 0000 and with a UTC offset under 16 hours (RFC
- *   3339 allows up to 23:59);
+ *   3339 allows up to 23:59); `date` without year 0000;
  * - `uuid` without the `urn:uuid:` prefix that ajv-formats also takes and PostgreSQL refuses.
  */
 function withStorableFormats(ajv: Ajv): Ajv {
   const rfc3339 = fullFormats['date-time'] as { validate: (value: string) => boolean };
+  const fullDate = fullFormats.date as { validate: (value: string) => boolean };
   return ajv
     .addFormat('date-time', {
       type: 'string',
@@ -31,6 +32,10 @@ function withStorableFormats(ajv: Ajv): Ajv {
         const offsetHours = /[+-](\d\d):?\d\d$/.exec(value)?.[1];
         return offsetHours === undefined || Number(offsetHours) < 16;
       },
+    })
+    .addFormat('date', {
+      type: 'string',
+      validate: (value: string) => fullDate.validate(value) && !value.startsWith('0000'),
     })
     .addFormat('uuid', /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i);
 }
