@@ -32,12 +32,14 @@ const actionEvent = (
 });
 
 /**
- * The entity an action names must exist in the tenant; its row is share-locked so a concurrent
- * delete waits for this transaction (the foreign key would otherwise fail the insert).
+ * The entity a governance action or a finding names (`body.entity_id`) must exist in the tenant;
+ * its row is share-locked so a concurrent delete waits for this transaction (the foreign key
+ * would otherwise fail the insert). Its owner, for whom the work is.
  */
-async function requireEntity(trx: Knex, entityId: string): Promise<void> {
-  const entity = await trx('entities').where({ id: entityId }).forShare().first('id');
+export async function requireEntity(trx: Knex, entityId: string): Promise<{ owner: string | null }> {
+  const entity = await trx('entities').where({ id: entityId }).forShare().first('owner');
   if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
+  return entity;
 }
 
 /**

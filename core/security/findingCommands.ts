@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { auditAs, type Actor } from '../audit/actor';
 import { RefusedAction, type AuditEvent } from '../audit/store';
 import { owningTeam } from '../catalog/ownerStore';
-import { invalid, notFound } from '../errors';
-import { createAction } from '../governance/actionCommands';
+import { notFound } from '../errors';
+import { createAction, requireEntity } from '../governance/actionCommands';
 import { defaultFingerprint, findingMoveRefusal } from './findingRules';
 import { getFinding, lockFinding, resolveOpenFindings, setFindingStatus, upsertFinding } from './findingStore';
 import type { FindingInput, FindingSource, FindingStatus, SecurityFinding } from './types';
@@ -26,13 +26,6 @@ const findingEvent = (
   metadata: { finding_id: findingId, ...event.metadata },
 });
 
-/** The entity a finding is about, share-locked so a concurrent delete waits for this transaction. */
-async function lockEntityOwner(trx: Knex, entityId: string): Promise<{ owner: string | null }> {
-  const entity = await trx('entities').where({ id: entityId }).forShare().first('owner');
-  if (!entity) throw invalid('No such entity', [{ field: 'body.entity_id', message: 'names no entity of the tenant' }]);
-  return entity;
-}
-
 /**
  * Records a reported finding: opens it, or refreshes the one of the same entity, type and
  * fingerprint (findingStore.upsertFinding says which fields, and that a resolved finding
@@ -44,7 +37,7 @@ export async function recordFinding(
   actor: Actor,
   input: FindingInput,
 ): Promise<{ finding: SecurityFinding; opened: boolean; reopened: boolean }> {
-  const { owner } = await lockEntityOwner(trx, input.entity_id);
+  const { owner } = await requireEntity(trx, input.entity_id);
   const result = await upsertFinding(trx, {
     tenant_id: actor.tenantId,
     entity_id: input.entity_id,
