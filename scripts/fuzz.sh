@@ -47,8 +47,8 @@ report="$SHIPYARD_DATA/fuzz"
 mkdir -p "$report"
 # A run's report (every request and response) takes 170–350 MB: only the latest is kept.
 rm -f "$report"/ndjson-*.ndjson
-# --max-examples per operation: 103 operations, so over ten thousand requests in all. 100 finds a
-# NUL character that reaches the database (40 did not); the examples it finds are kept in
+# --max-examples per operation (about 200 operations: over twenty thousand requests in all). 100
+# finds a NUL character that reaches the database (40 did not); the examples it finds are kept in
 # $SHIPYARD_DATA/fuzz and tried first next time.
 # Run from the report folder: schemathesis keeps its own state (.schemathesis/) in the cwd.
 cd "$report"
