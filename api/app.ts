@@ -4,6 +4,7 @@ import type { AppDeps } from './deps';
 import { errorHandler } from './http/errorHandler';
 import { jsonBody } from './http/jsonBody';
 import { agentPushBudgets } from './k8s/pushBudgets';
+import { receiverBodyBudget } from './integrations/receiverRoutes';
 import { METRICS_PATH, metricsHandler } from './metrics/endpoint';
 import { operatorEndpoints } from './http/operatorEndpoints';
 import { LIVENESS_PATH, livenessEndpoint } from './http/liveness';
@@ -39,11 +40,10 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
   app.use(
-    jsonBody(
-      deps.config.bodyLimitBytes,
-      deps.config.inputLimits,
-      agentPushBudgets(deps.config.agents, deps.config.operations),
-    ),
+    jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits, {
+      ...agentPushBudgets(deps.config.agents, deps.config.operations),
+      ...receiverBodyBudget(deps.config),
+    }),
   );
   app.use(referenceAssets());
   app.use(api);

@@ -139,6 +139,7 @@ export interface Config {
   admin: AdminConfig;
   backups: BackupConfig;
   scorecards: ScorecardsConfig;
+  receiver: ReceiverConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -245,6 +246,23 @@ function scorecardsFrom(env: Env): ScorecardsConfig {
   };
 }
 // End of scorecards (issue 39)
+
+// The source-host receiver (issue 40): docs/source-host-receiver.md, docs/limits.md.
+/** POST /integrations/vcs-host-a/webhook. */
+export interface ReceiverConfig {
+  /** Largest delivery body accepted, in bytes; larger ones get 413. */
+  bodyLimitBytes: number;
+  /** How long a delivery id is remembered (to answer a redelivery `duplicate`), in days. */
+  deliveryRetentionDays: number;
+}
+
+function receiverFrom(env: Env): ReceiverConfig {
+  return {
+    bodyLimitBytes: byteSizeFrom(env, 'SHIPYARD_RECEIVER_BODY_LIMIT', '1mb'),
+    deliveryRetentionDays: positiveIntFrom(env, 'SHIPYARD_RECEIVER_DELIVERY_RETENTION_DAYS', 14),
+  };
+}
+// End of the source-host receiver (issue 40)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -427,5 +445,6 @@ export function loadConfig(env: Env = process.env): Config {
     admin: adminFrom(env),
     backups: backupsFrom(env, dataDir, systemUrl),
     scorecards: scorecardsFrom(env),
+    receiver: receiverFrom(env),
   };
 }

@@ -54,6 +54,21 @@ export type SearchCrawlWorkflow = (input: CrawlInput) => Promise<CrawlResult>;
 export type CrawlTickWorkflow = () => Promise<{ tenants: number }>;
 export const CRAWL_TICK_SCHEDULE_ID = 'shipyard-crawl-tick';
 
+/**
+ * The crawl of the repositories whose documentation a push changed: one run per tenant at a
+ * time, each repository crawled by `crawlRepository` as the tenant's crawl does. Started, or told
+ * of one more repository, by signal-with-start; a repository pushed while it is being crawled is
+ * crawled again after, so the later change is not lost.
+ */
+export interface PushCrawlInput {
+  tenantId: string;
+  repositoryIds: string[];
+}
+export type PushCrawlWorkflow = (input: PushCrawlInput) => Promise<{ crawled: number }>;
+export const REPOSITORY_PUSHED_SIGNAL = 'repository-pushed';
+export type RepositoryPushedSignal = typeof REPOSITORY_PUSHED_SIGNAL;
+export const pushCrawlWorkflowId = (tenantId: string) => `search-crawl-pushes-${tenantId}`;
+
 export interface CrawlDeps {
   db: Knex;
   search: SearchEngine;
@@ -108,12 +123,7 @@ export async function syncTenant(
       await ensureIndices(deps.search);
       removed = await withTenant(deps.db, tenantId, async (trx) => {
         const { removedDocIds } = await syncRepositories(trx, tenantId, host.integrationId, listed);
-        // Gone with their repositories; should the engine refuse, the rows come back with the rollback.
-        await writeDocs(
-          trx,
-          deps.search,
-          removedDocIds.map((id) => ({ collection: 'docs', id })),
-        );
+        await removeDocs(trx, deps.search, removedDocIds);
         return removedDocIds.length;
       });
     } catch (err) {
@@ -138,6 +148,18 @@ async function writeDocs(
   if (!changes.length) return [];
   await trx.raw('select pg_advisory_xact_lock(?)', [INDEX_WRITER_LOCK]);
   return writeToIndex(engine, changes, { onRefused });
+}
+
+/**
+ * Deletes from the engine the documents of tracking rows `trx` removed with their repositories;
+ * should the engine refuse, the rows come back with the rollback.
+ */
+export async function removeDocs(trx: Knex, engine: SearchEngine, docIds: string[]): Promise<void> {
+  await writeDocs(
+    trx,
+    engine,
+    docIds.map((id) => ({ collection: 'docs', id })),
+  );
 }
 
 /** A documentation file's id: the same for the same repository and path, so a retry overwrites. */

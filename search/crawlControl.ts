@@ -5,7 +5,14 @@ import type { RecurringWorkflow } from '../core/schedules';
 import { shipyardSearchAttributes } from '../core/searchAttributes';
 import { resetForRecrawl } from '../core/repositories/store';
 import { TASK_QUEUES } from '../core/taskQueues';
-import { CRAWL_TICK_SCHEDULE_ID, type CrawlTickWorkflow, type SearchCrawlWorkflow } from './crawl';
+import {
+  CRAWL_TICK_SCHEDULE_ID,
+  pushCrawlWorkflowId,
+  REPOSITORY_PUSHED_SIGNAL,
+  type CrawlTickWorkflow,
+  type PushCrawlWorkflow,
+  type SearchCrawlWorkflow,
+} from './crawl';
 
 /**
  * Starts a crawl of the tenant on the search pool (recrawl's step 3). `operationId` is the
@@ -91,4 +98,23 @@ export async function recrawl(
     ...(alreadyRunning && { already_running: true }),
     ...(triggerError && { trigger_error: triggerError }),
   };
+}
+
+/**
+ * Has the tenant's push crawl (one run per tenant) crawl `repositoryId`: started with it, or,
+ * when it runs, told of it by signal. Ids only: the workflow reads the rest.
+ */
+export async function crawlPushedRepository(
+  temporal: TemporalClient,
+  tenantId: string,
+  repositoryId: string,
+): Promise<void> {
+  await temporal.workflow.signalWithStart<PushCrawlWorkflow, [string]>('searchCrawlPushes', {
+    taskQueue: TASK_QUEUES.search,
+    workflowId: pushCrawlWorkflowId(tenantId),
+    args: [{ tenantId, repositoryIds: [repositoryId] }],
+    signal: REPOSITORY_PUSHED_SIGNAL,
+    signalArgs: [repositoryId],
+    typedSearchAttributes: shipyardSearchAttributes({ kind: 'search-crawl-pushes', tenantId }),
+  });
 }

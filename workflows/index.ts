@@ -6,6 +6,7 @@ export { reconcileForgeRuns } from './forgeReconcile';
 export { pruneRetention } from './retention';
 export { searchBackfill } from './searchBackfill';
 export { searchCrawl, crawlTick } from './searchCrawl';
+export { searchCrawlPushes } from './searchCrawl';
 export { searchReindex } from './searchReindex';
 export { betaGrace } from './betaGrace';
 export { autoDisconnect } from './autoDisconnect';

@@ -1,7 +1,22 @@
-import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  defineSignal,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { SearchActivities } from '../activities/search';
 import { shipyardSearchAttributes } from '../core/searchAttributes';
-import type { CrawlInput, CrawlResult, CrawlTickWorkflow, SearchCrawlWorkflow } from '../search/crawl';
+import type {
+  CrawlInput,
+  CrawlResult,
+  CrawlTickWorkflow,
+  PushCrawlInput,
+  PushCrawlWorkflow,
+  RepositoryPushedSignal,
+  SearchCrawlWorkflow,
+} from '../search/crawl';
 
 const { syncTenant, crawlRepository } = proxyActivities<SearchActivities>({
   startToCloseTimeout: '5 minutes',
@@ -62,5 +77,33 @@ export async function crawlTick(): Promise<{ tenants: number }> {
   return { tenants: tenants.length };
 }
 
+export const repositoryPushedSignal = defineSignal<[string]>('repository-pushed' satisfies RepositoryPushedSignal);
+
+/** Repositories one run crawls before it continues as new, keeping its history short. */
+const CRAWLS_PER_RUN = 200;
+
+/**
+ * The tenant's push crawl (search/crawl.ts, PushCrawlWorkflow): the repositories pushed, a few
+ * at a time like the tenant's crawl, so one tenant's pushes hold at most PARALLEL_REPOSITORIES
+ * of the search pool's slots. A repository pushed again while it is crawled goes back into the
+ * set and is crawled once more after; one pushed twice while it waits is crawled once.
+ */
+export async function searchCrawlPushes({ tenantId, repositoryIds }: PushCrawlInput): Promise<{ crawled: number }> {
+  const pending = new Set(repositoryIds);
+  setHandler(repositoryPushedSignal, (repositoryId) => {
+    pending.add(repositoryId);
+  });
+  let crawled = 0;
+  while (pending.size) {
+    if (crawled >= CRAWLS_PER_RUN) await continueAsNew<PushCrawlWorkflow>({ tenantId, repositoryIds: [...pending] });
+    const batch = [...pending].slice(0, PARALLEL_REPOSITORIES);
+    for (const repositoryId of batch) pending.delete(repositoryId);
+    await Promise.all(batch.map((repositoryId) => crawlRepository({ tenantId, repositoryId })));
+    crawled += batch.length;
+  }
+  return { crawled };
+}
+
 searchCrawl satisfies SearchCrawlWorkflow;
+searchCrawlPushes satisfies PushCrawlWorkflow;
 crawlTick satisfies CrawlTickWorkflow;

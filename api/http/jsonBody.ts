@@ -50,6 +50,7 @@ export function jsonBody(
     refuseNul('body', parsed, raw);
     ctx.request.body = parsed;
     ctx.request.bodyBytes = Buffer.byteLength(raw);
+    ctx.request.rawBody = raw;
     await next();
   };
   return onlyWhen(

@@ -15,5 +15,7 @@ declare module 'koa' {
     body?: unknown;
     /** The JSON body's size as received, in bytes (for routes with a tighter limit than the app's). */
     bodyBytes?: number;
+    /** The JSON body's text as received (a signature over the body is checked against it). */
+    rawBody?: string;
   }
 }

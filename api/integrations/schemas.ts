@@ -16,6 +16,14 @@ export const integrationConfigSchemas = {
       base_url: { ...HTTP_URL, description: 'The source host REST API root, e.g. https://api.vcs-host-a.example' },
       token: { type: 'string', minLength: 1, maxLength: 4096 },
       organization: { type: 'string', maxLength: 200 },
+      webhook_secret: {
+        type: 'string',
+        minLength: 16,
+        maxLength: 256,
+        description:
+          "The secret set on the host's webhook: POST /integrations/vcs-host-a/webhook?integration=<id> checks " +
+          "each delivery's X-Hub-Signature-256 with it (docs/source-host-receiver.md). Sealed and never returned",
+      },
     },
   },
 } as const;

@@ -84,11 +84,38 @@ const docIdsOfGone = statement<{ id: string }, GoneRepositories>((q, gone) =>
 );
 
 /**
+ * Adds the repositories the host shows (due for a crawl at once) and updates those known, only
+ * where something changed: an unchanged one writes nothing and indexes nothing.
+ */
+async function upsertRepositories(
+  trx: Knex,
+  tenantId: string,
+  integrationId: string,
+  repositories: SourceHostRepository[],
+): Promise<void> {
+  if (!repositories.length) return;
+  const rows = repositories.map((repository) => ({
+    tenant_id: tenantId,
+    integration_id: integrationId,
+    provider: 'vcs-host-a',
+    ...Object.fromEntries(HOST_FIELDS.map((field) => [field, repository[field]])),
+  }));
+  const changed = HOST_FIELDS.map((field) => `repositories.${field} is distinct from excluded.${field}`).join(' or ');
+  const fromHost = Object.fromEntries(
+    [...HOST_FIELDS, 'integration_id'].map((field) => [field, trx.raw('??', [`excluded.${field}`])]),
+  );
+  await trx('repositories')
+    .insert(rows)
+    .onConflict(['tenant_id', 'full_name'])
+    .merge({ ...fromHost, updated_at: trx.fn.now() })
+    .whereRaw(`${changed} or repositories.integration_id is distinct from excluded.integration_id`);
+}
+
+/**
  * Brings the tenant's repositories of one integration in line with what the host listed: new
- * ones are added (due for a crawl at once), changed ones updated (only when something changed,
- * so an unchanged listing writes nothing and indexes nothing), and those the host no longer
- * lists are removed with their tracking rows. Returns the ids of the tracking rows removed,
- * whose documents the caller deletes from the engine.
+ * ones are added, changed ones updated, and those the host no longer lists are removed with
+ * their tracking rows. Returns the ids of the tracking rows removed, whose documents the caller
+ * deletes from the engine.
  */
 export async function syncRepositories(
   trx: Knex,
@@ -96,27 +123,58 @@ export async function syncRepositories(
   integrationId: string,
   listed: SourceHostRepository[],
 ): Promise<{ removedDocIds: string[] }> {
-  if (listed.length) {
-    const rows = listed.map((repository) => ({
-      tenant_id: tenantId,
-      integration_id: integrationId,
-      provider: 'vcs-host-a',
-      ...Object.fromEntries(HOST_FIELDS.map((field) => [field, repository[field]])),
-    }));
-    const changed = HOST_FIELDS.map((field) => `repositories.${field} is distinct from excluded.${field}`).join(' or ');
-    const fromHost = Object.fromEntries(
-      [...HOST_FIELDS, 'integration_id'].map((field) => [field, trx.raw('??', [`excluded.${field}`])]),
-    );
-    await trx('repositories')
-      .insert(rows)
-      .onConflict(['tenant_id', 'full_name'])
-      .merge({ ...fromHost, updated_at: trx.fn.now() })
-      .whereRaw(`${changed} or repositories.integration_id is distinct from excluded.integration_id`);
-  }
+  await upsertRepositories(trx, tenantId, integrationId, listed);
   const gone = { integrationId, listedNames: listed.map((repository) => repository.full_name) };
   const removedDocIds = (await docIdsOfGone.rows(trx, gone)).map((row) => row.id);
   await goneRepositories(trx, gone).delete();
   return { removedDocIds };
+}
+
+const docIdsOfNamed = statement<{ id: string }, { fullName: string }>((q, { fullName }) =>
+  q('doc_crawl_status')
+    .whereIn('repository_id', q('repositories').where({ full_name: fullName }).select('id'))
+    .select('id'),
+);
+
+/**
+ * Removes the tenant's repository of that name (gone from the host) with its tracking rows.
+ * Returns the ids of the tracking rows removed, whose documents the caller deletes from the engine.
+ */
+export async function removeRepository(trx: Knex, fullName: string): Promise<{ removedDocIds: string[] }> {
+  const removedDocIds = (await docIdsOfNamed.rows(trx, { fullName })).map((row) => row.id);
+  await trx('repositories').where({ full_name: fullName }).delete();
+  return { removedDocIds };
+}
+
+/**
+ * One repository as the host shows it now (a webhook's), added or updated. `previousFullName`:
+ * the name it had before a rename or a transfer; the row known by it takes the new name, keeping
+ * its id, crawl state and tracked documents, unless the new name is known already (the crawl
+ * listed it meanwhile): then the old row goes, and its tracking rows are returned as removed.
+ */
+export async function upsertRepository(
+  trx: Knex,
+  tenantId: string,
+  integrationId: string,
+  repository: SourceHostRepository,
+  previousFullName?: string,
+): Promise<{ id: string; removedDocIds: string[] }> {
+  let removedDocIds: string[] = [];
+  if (previousFullName) {
+    await trx('repositories')
+      .where({ full_name: previousFullName })
+      .whereNotExists((q) => q.select(trx.raw('1')).from('repositories').where({ full_name: repository.full_name }))
+      .update({ full_name: repository.full_name });
+  }
+  await upsertRepositories(trx, tenantId, integrationId, [repository]);
+  if (previousFullName) ({ removedDocIds } = await removeRepository(trx, previousFullName));
+  const { id } = await trx('repositories').where({ full_name: repository.full_name }).first('id');
+  return { id, removedDocIds };
+}
+
+/** Makes a repository due for a crawl now: the fallback tick crawls it should nothing else. */
+export async function crawlDueNow(trx: Knex, id: string): Promise<void> {
+  await trx('repositories').where({ id }).update({ next_crawl_at: trx.fn.now(), crawl_status: 'pending' });
 }
 
 const dueRepositories = statement<{ id: string }, { limit: number }>((q, { limit }) =>

@@ -44,7 +44,8 @@ const MAX_DOC_FILES = 200;
 const FULL_NAME = /^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/;
 const MARKDOWN = /\.(md|markdown)$/i;
 
-interface HostRepository {
+/** A repository as the host's API and its webhook payloads show it. */
+export interface HostRepository {
   full_name: string;
   name: string;
   owner: { login: string };
@@ -155,7 +156,10 @@ function repositoryPath(fullName: string): string {
   return `/repos/${fullName.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-function repositoryOf(host: HostRepository): SourceHostRepository {
+/** A repository as the crawler keeps it; fields a payload leaves out take the host's defaults. */
+export function repositoryOf(
+  host: Pick<HostRepository, 'full_name' | 'name' | 'owner'> & Partial<HostRepository>,
+): SourceHostRepository {
   return {
     full_name: host.full_name,
     owner: host.owner.login,
