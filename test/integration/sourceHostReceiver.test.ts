@@ -5,6 +5,7 @@ import { withTenant } from '../../db/tenancy';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
 import { startWorkers, type TestWorkers } from '../support/harness';
+import { until } from '../support/processes';
 import { useSearchIndex } from '../support/searchIndex';
 
 // POST /integrations/vcs-host-a/webhook with the real API, search worker, engine and database,
@@ -311,6 +312,29 @@ describe('push', () => {
     expect(hostB.requests).toHaveLength(hostBRequests);
     // Tenant B's repositories and search are untouched.
     expect((await call(suite.adminB.token, 'GET', '/search?q=xylophone')).body.total).toBe(0);
+  }, 60_000);
+
+  test('pushes arriving while the crawl runs are not lost: the last text of each repository is indexed', async () => {
+    const readme = (repository: string, word: string) =>
+      hostA.files.get(repository)!.set('README.md', `# ${repository}\n\nNow about ${word}.\n`);
+    readme('acme/payments', 'aardvark');
+    const first = deliver('push', pushOf('acme/payments', { modified: ['README.md'] }));
+    readme('acme/ledger', 'bandicoot');
+    const other = deliver('push', pushOf('acme/ledger', { modified: ['README.md'] }));
+    expect((await first).body.crawl).toBe('started');
+    readme('acme/payments', 'capybara');
+    const again = await deliver('push', pushOf('acme/payments', { modified: ['README.md'] }));
+    expect([(await other).body.crawl, again.body.crawl]).toEqual(['started', 'started']);
+    const searchable = async (word: string) => {
+      await refresh();
+      return (await call(suite.adminA.token, 'GET', `/search?q=${word}`)).body.total === 1 || undefined;
+    };
+    await until(
+      'the later pushes are indexed',
+      30,
+      async () => (await searchable('capybara')) && searchable('bandicoot'),
+    );
+    expect((await call(suite.adminA.token, 'GET', '/search?q=aardvark')).body.total).toBe(0);
   }, 60_000);
 
   test('a push changing no Markdown, or on another branch, crawls nothing', async () => {
