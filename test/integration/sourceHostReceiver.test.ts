@@ -1,10 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
 import { pushCrawlWorkflowId } from '../../search/crawl';
 import { startCrawl } from '../../search/crawlControl';
 import { withTenant } from '../../db/tenancy';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
-import { startWorkers, type TestWorkers } from '../support/harness';
+import { startApi, startWorkers, testDeps, type TestApi, type TestWorkers } from '../support/harness';
 import { until } from '../support/processes';
 import { useSearchIndex } from '../support/searchIndex';
 
@@ -42,6 +43,8 @@ async function crawlTenant(tenantId: string): Promise<void> {
 }
 
 interface Delivery {
+  /** The API to send to (default: the suite's). */
+  api?: TestApi;
   integration?: string;
   secret?: string;
   /** The X-Hub-Signature-256 header as sent; default: the body signed with `secret`. */
@@ -60,7 +63,7 @@ async function deliver(event: string, payload: unknown, options: Delivery = {}) 
       ? `sha256=${createHmac('sha256', secret).update(raw, 'utf8').digest('hex')}`
       : options.signature;
   const res = await fetch(
-    `${suite.api.url}/api/v1/integrations/vcs-host-a/webhook?integration=${options.integration ?? integrationA}`,
+    `${(options.api ?? suite.api).url}/api/v1/integrations/vcs-host-a/webhook?integration=${options.integration ?? integrationA}`,
     {
       method: 'POST',
       headers: {
@@ -277,6 +280,24 @@ describe('delivery ids', () => {
     ]);
   });
 
+  test('delivery ids older than SHIPYARD_RECEIVER_DELIVERY_RETENTION_DAYS are pruned by the next delivery', async () => {
+    const old = randomUUID();
+    expect((await deliver('ping', {}, { deliveryId: old })).body.status).toBe('processed');
+    const days = suite.api.deps.config.receiver.deliveryRetentionDays;
+    const seen = () =>
+      withTenant(suite.api.deps.db, suite.adminA.tenantId, (trx) =>
+        trx('source_host_deliveries').where({ delivery_id: old }).first('delivery_id'),
+      );
+    await withTenant(suite.api.deps.db, suite.adminA.tenantId, (trx) =>
+      trx('source_host_deliveries')
+        .where({ delivery_id: old })
+        .update({ received_at: trx.raw('now() - make_interval(days => ?)', [days + 1]) }),
+    );
+    expect(await seen()).toBeDefined();
+    expect((await deliver('ping', {})).body.status).toBe('processed');
+    expect(await seen()).toBeUndefined();
+  });
+
   test('unknown events are answered ignored', async () => {
     expect(await deliver('issues', { action: 'opened', issue: { number: 1 } })).toEqual({
       status: 200,
@@ -336,6 +357,26 @@ describe('push', () => {
     );
     expect((await call(suite.adminA.token, 'GET', '/search?q=aardvark')).body.total).toBe(0);
   }, 60_000);
+
+  test('when the crawl cannot be started: still 200, crawl scheduled, and the repository is due for the tick', async () => {
+    const deps = await testDeps();
+    // A client of a namespace that does not exist: the start fails like an unreachable Temporal.
+    const api = await startApi({
+      deps: {
+        ...deps,
+        temporal: new Client({ connection: deps.temporal.connection, namespace: `missing-${suite.run}` }),
+      },
+    });
+    try {
+      const res = await deliver('push', pushOf('acme/ledger', { removed: ['docs/gone.md'] }), { api });
+      expect(res).toMatchObject({ status: 200, body: { status: 'processed', crawl: 'scheduled' } });
+    } finally {
+      await api.close();
+    }
+    const ledger = (await call(suite.adminA.token, 'GET', '/repositories?search=ledger')).body.repositories[0];
+    expect(ledger).toMatchObject({ full_name: 'acme/ledger', crawl_status: 'pending' });
+    expect(Date.parse(ledger.next_crawl_at)).toBeLessThanOrEqual(Date.now());
+  });
 
   test('a push changing no Markdown, or on another branch, crawls nothing', async () => {
     const runBefore = await lastPushCrawl(suite.adminA.tenantId);
