@@ -79,7 +79,10 @@ export async function crawlTick(): Promise<{ tenants: number }> {
 
 export const repositoryPushedSignal = defineSignal<[string]>('repository-pushed' satisfies RepositoryPushedSignal);
 
-/** Repositories one run crawls before it continues as new, keeping its history short. */
+/**
+ * Repositories one run crawls before it continues as new, keeping its history short (sooner when
+ * Temporal suggests it: a flood of signals for repositories already waiting crawls nothing).
+ */
 const CRAWLS_PER_RUN = 200;
 
 /**
@@ -95,7 +98,8 @@ export async function searchCrawlPushes({ tenantId, repositoryIds }: PushCrawlIn
   });
   let crawled = 0;
   while (pending.size) {
-    if (crawled >= CRAWLS_PER_RUN) await continueAsNew<PushCrawlWorkflow>({ tenantId, repositoryIds: [...pending] });
+    if (crawled >= CRAWLS_PER_RUN || workflowInfo().continueAsNewSuggested)
+      await continueAsNew<PushCrawlWorkflow>({ tenantId, repositoryIds: [...pending] });
     const batch = [...pending].slice(0, PARALLEL_REPOSITORIES);
     for (const repositoryId of batch) pending.delete(repositoryId);
     await Promise.all(batch.map((repositoryId) => crawlRepository({ tenantId, repositoryId })));
