@@ -12,6 +12,7 @@ import { gitopsRoutes } from './gitops/routes';
 import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
+import { incidentRoutes } from './incidents/routes';
 import { integrationRoutes } from './integrations/routes';
 import { agentRoutes } from './k8s/agentRoutes';
 import { licenseRoutes } from './license/routes';
@@ -62,4 +63,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...governanceRoutes,
   ...securityRoutes,
   ...scorecardRoutes,
+  ...incidentRoutes,
 ];

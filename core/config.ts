@@ -139,6 +139,7 @@ export interface Config {
   admin: AdminConfig;
   backups: BackupConfig;
   scorecards: ScorecardsConfig;
+  integrations: IntegrationsConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -245,6 +246,24 @@ function scorecardsFrom(env: Env): ScorecardsConfig {
   };
 }
 // End of scorecards (issue 39)
+// Integration sync (issue 40, helper sync): docs/integrations.md, docs/limits.md
+export interface IntegrationsConfig {
+  /** How often every integration in use is synced (the platform pool's schedule). */
+  syncIntervalMs: number;
+  /** Syncs of one tenant a platform worker runs at once; more wait their turn (retried). */
+  syncSlotsPerTenant: number;
+  /** How far back an incident-tool-a sync asks for incidents (changed since then). */
+  incidentLookbackMs: number;
+}
+
+function integrationsFrom(env: Env): IntegrationsConfig {
+  return {
+    syncIntervalMs: durationFrom(env, 'SHIPYARD_INTEGRATION_SYNC_INTERVAL', '15m'),
+    syncSlotsPerTenant: positiveIntFrom(env, 'SHIPYARD_INTEGRATION_SYNC_SLOTS_PER_TENANT', 2),
+    incidentLookbackMs: durationFrom(env, 'SHIPYARD_INCIDENT_LOOKBACK', '90d'),
+  };
+}
+// End of integration sync (issue 40, helper sync)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -427,5 +446,6 @@ export function loadConfig(env: Env = process.env): Config {
     admin: adminFrom(env),
     backups: backupsFrom(env, dataDir, systemUrl),
     scorecards: scorecardsFrom(env),
+    integrations: integrationsFrom(env),
   };
 }

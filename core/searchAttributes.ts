@@ -34,6 +34,9 @@ export const WORKFLOW_KINDS = [
   'scorecards',
   'scorecards-rescore-all',
   'initiative-deadlines',
+  // Integration sync (issue 40, helper sync)
+  'integration-sync',
+  'integration-sync-tick',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 
