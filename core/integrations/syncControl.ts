@@ -51,12 +51,7 @@ export interface SyncStarted {
  */
 export async function startSync(temporal: TemporalClient, target: SyncTarget): Promise<SyncStarted> {
   const workflowId = syncWorkflowId(target.integrationId);
-  const answer = (startedAt: Date, alreadyRunning: boolean): SyncStarted => ({
-    integration_id: target.integrationId,
-    workflow_id: workflowId,
-    started_at: startedAt.toISOString(),
-    already_running: alreadyRunning,
-  });
+  let alreadyRunning = false;
   try {
     await temporal.workflow.start<IntegrationSyncWorkflow>('integrationSync', {
       taskQueue: TASK_QUEUES.platform,
@@ -64,12 +59,18 @@ export async function startSync(temporal: TemporalClient, target: SyncTarget): P
       args: [target],
       typedSearchAttributes: shipyardSearchAttributes({ kind: 'integration-sync', tenantId: target.tenantId }),
     });
-    return answer(new Date(), false);
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    const running = await temporal.workflow.getHandle(workflowId).describe();
-    return answer(running.startTime, true);
+    alreadyRunning = true;
   }
+  // The server's start time, so both answers about one sync say the same.
+  const { startTime } = await temporal.workflow.getHandle(workflowId).describe();
+  return {
+    integration_id: target.integrationId,
+    workflow_id: workflowId,
+    started_at: startTime.toISOString(),
+    already_running: alreadyRunning,
+  };
 }
 
 /** The platform pool's sync of every integration in use, every `integrations.syncIntervalMs`. */
