@@ -128,7 +128,9 @@ describe('an incident-tool-a sync', () => {
         created_at: new Date(Date.now() - 3_600_000).toISOString(),
       },
     ]);
-    tool.incidents.set('PSVC3', [{ id: 'Q9', title: 'Elsewhere', status: 'triggered', created_at: new Date().toISOString() }]);
+    tool.incidents.set('PSVC3', [
+      { id: 'Q9', title: 'Elsewhere', status: 'triggered', created_at: new Date().toISOString() },
+    ]);
     tool.oncalls.set('PSVC1', [
       {
         escalation_level: 2,
@@ -179,10 +181,9 @@ describe('an incident-tool-a sync', () => {
       'GET',
       `/entities/${payments.id}/incidents?limit=1&cursor=${first.body.next_cursor}`,
     );
-    expect([...first.body.incidents, ...second.body.incidents].map((i: { external_id: string }) => i.external_id)).toEqual([
-      'Q2',
-      'Q1',
-    ]);
+    expect(
+      [...first.body.incidents, ...second.body.incidents].map((i: { external_id: string }) => i.external_id),
+    ).toEqual(['Q2', 'Q1']);
     expect(second.body.next_cursor).toBe('');
     expect((await call(suite.adminA.token, 'GET', `/entities/${payments.id}/incidents?status=open`)).status).toBe(400);
 
@@ -207,7 +208,11 @@ describe('an incident-tool-a sync', () => {
 
   test('a second sync upserts: an incident resolved upstream is resolved here, on-call is replaced', async () => {
     const q2 = tool.incidents.get('PSVC1')![1];
-    Object.assign(q2, { status: 'resolved', resolved_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+    Object.assign(q2, {
+      status: 'resolved',
+      resolved_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    });
     tool.oncalls.set('PSVC1', [
       { escalation_level: 1, user: { name: 'Cy Next', email: 'cy@a.test' }, schedule: null, start: null, end: null },
     ]);
@@ -217,7 +222,13 @@ describe('an incident-tool-a sync', () => {
     expect(incidents[0]).toMatchObject({ external_id: 'Q2', status: 'resolved', resolved_at: q2.resolved_at });
     const oncall = (await call(suite.adminA.token, 'GET', `/entities/${payments.id}/oncall`)).body.oncall;
     expect(oncall).toEqual([
-      expect.objectContaining({ level: 1, user_name: 'Cy Next', schedule: null, escalation_policy: null, starts_at: null }),
+      expect.objectContaining({
+        level: 1,
+        user_name: 'Cy Next',
+        schedule: null,
+        escalation_policy: null,
+        starts_at: null,
+      }),
     ]);
   }, 60_000);
 
@@ -238,7 +249,9 @@ describe('an incident-tool-a sync', () => {
     });
     expect(JSON.stringify(failed)).not.toContain(rightToken);
     // Incidents already synced stay.
-    expect((await call(suite.adminA.token, 'GET', `/entities/${payments.id}/incidents`)).body.incidents).toHaveLength(2);
+    expect((await call(suite.adminA.token, 'GET', `/entities/${payments.id}/incidents`)).body.incidents).toHaveLength(
+      2,
+    );
     expect((await syncNow(incidentToolId)).result.status).toBe('active');
     expect(await integration(incidentToolId)).toMatchObject({ status: 'active', status_message: null });
   }, 60_000);

@@ -76,7 +76,12 @@ export async function startFakeIncidentTool(token = `incident-token-${Date.now()
     const limit = Number(url.searchParams.get('limit') ?? 25);
     const offset = Number(url.searchParams.get('offset') ?? 0);
     const page = (key: string, items: unknown[]) =>
-      send(res, 200, { [key]: items.slice(offset, offset + limit), limit, offset, more: offset + limit < items.length });
+      send(res, 200, {
+        [key]: items.slice(offset, offset + limit),
+        limit,
+        offset,
+        more: offset + limit < items.length,
+      });
 
     if (req.method !== 'GET') return send(res, 405, { error: { message: 'Method Not Allowed' } });
     if (url.pathname === '/services')
@@ -86,7 +91,8 @@ export async function startFakeIncidentTool(token = `incident-token-${Date.now()
       );
     const match = /^\/services\/([^/]+)\/(incidents|oncalls)$/.exec(url.pathname);
     const serviceId = match && decodeURIComponent(match[1]);
-    if (!match || !serviceId || !tool.services.has(serviceId)) return send(res, 404, { error: { message: 'Not Found' } });
+    if (!match || !serviceId || !tool.services.has(serviceId))
+      return send(res, 404, { error: { message: 'Not Found' } });
     if (match[2] === 'oncalls') return page('oncalls', tool.oncalls.get(serviceId) ?? []);
     const since = Date.parse(url.searchParams.get('since') ?? '');
     const incidents = (tool.incidents.get(serviceId) ?? [])
