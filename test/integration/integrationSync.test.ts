@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IntegrationSyncResult } from '../../core/integrations/syncControl';
+import { syncTargets } from '../../core/integrations/syncStore';
+import { createPool } from '../../db/pool';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { startFakeIncidentTool, type FakeIncidentTool } from '../support/fakeIncidentTool';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
-import { startWorkers, type TestWorkers } from '../support/harness';
+import { startWorkers, testConfig, type TestWorkers } from '../support/harness';
 
 // Integration sync over HTTP with the real platform worker, against local fakes of the source
 // host and the incident tool: what a sync brings in, how a failure shows on the integration and
@@ -15,6 +17,8 @@ let tool: FakeIncidentTool;
 let workers: TestWorkers;
 let sourceHostId: string;
 let incidentToolId: string;
+/** The system role, as the schedule's tick reads integrations across tenants. */
+const system = createPool(testConfig().database.systemUrl, 1);
 
 beforeAll(async () => {
   [host, tool] = await Promise.all([startFakeSourceHost(), startFakeIncidentTool()]);
@@ -38,7 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await workers?.stop();
-  await Promise.all([host?.close(), tool?.close()]);
+  await Promise.all([host?.close(), tool?.close(), system.destroy()]);
 });
 
 /** POST /integrations/{id}/sync as tenant A's admin, then the workflow's result. */
@@ -297,6 +301,9 @@ describe('what cannot sync', () => {
     expect(inactive.status).toBe(409);
     expect(inactive.body.error.message).toMatch(/inactive/);
     expect((await call(suite.adminA.token, 'POST', `/integrations/${randomUUID()}/sync`)).status).toBe(404);
+    // The schedule's list (read across tenants) leaves both out.
+    const targets = (await syncTargets(system)).filter((t) => t.tenantId === suite.adminA.tenantId);
+    expect(targets.map((t) => t.integrationId).sort()).toEqual([sourceHostId, incidentToolId].sort());
   });
 });
 
