@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IntegrationSyncResult } from '../../core/integrations/syncControl';
+import { createIntegrationSyncActivities } from '../../activities/integrationSync';
+import { createKeyring } from '../../core/crypto/keyring';
 import { syncTargets } from '../../core/integrations/syncStore';
 import { createPool } from '../../db/pool';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { startFakeIncidentTool, type FakeIncidentTool } from '../support/fakeIncidentTool';
 import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
 import { startWorkers, testConfig, type TestWorkers } from '../support/harness';
+import { createWorkerClients } from '../../workers/clients';
 
 // Integration sync over HTTP with the real platform worker, against local fakes of the source
 // host and the incident tool: what a sync brings in, how a failure shows on the integration and
@@ -326,4 +329,49 @@ describe('GET /integrations/configs', () => {
     expect(other.body.configs.map((c: { id: string }) => c.id)).not.toContain(incidentToolId);
     expect((await call(suite.adminA.token, 'GET', '/integrations/configs?cursor=nope')).status).toBe(400);
   });
+});
+
+describe("a tenant's share of a worker's syncs", () => {
+  test('a third sync of one tenant at once waits its turn (retried), while another tenant syncs beside them', async () => {
+    const config = testConfig();
+    const clients = createWorkerClients(config, { poolMax: 4 });
+    const activities = createIntegrationSyncActivities({
+      ...clients,
+      keyring: createKeyring(config),
+      temporal: suite.api.deps.temporal,
+    });
+    const pager = (token: string) =>
+      call(token, 'POST', '/integrations', {
+        name: uniqueId('pager'),
+        type: 'incident-tool-a',
+        config: { base_url: tool.url, token: tool.token },
+      });
+    const [a2, a3, b1] = await Promise.all([
+      pager(suite.adminA.token),
+      pager(suite.adminA.token),
+      pager(suite.adminB.token),
+    ]);
+    const ofA = [incidentToolId, a2.body.id, a3.body.id].map((integrationId) => ({
+      tenantId: suite.adminA.tenantId,
+      integrationId,
+    }));
+    tool.delayMs = 300;
+    try {
+      const outcomes = await Promise.allSettled(
+        [...ofA, { tenantId: suite.adminB.tenantId, integrationId: b1.body.id }].map((target) =>
+          activities.syncIntegration(target),
+        ),
+      );
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({
+        type: 'SyncSlotsTaken',
+        nonRetryable: false,
+      });
+      // The slots came back: the one refused syncs now.
+      expect(await activities.syncIntegration(ofA[2])).toMatchObject({ status: 'active' });
+    } finally {
+      tool.delayMs = 0;
+      await clients.close();
+    }
+  }, 30_000);
 });
