@@ -25,7 +25,7 @@ export interface IntegrationRow {
   updated_at: Date;
 }
 
-export const COLUMNS = [
+const COLUMNS = [
   'id',
   'tenant_id',
   'name',
@@ -79,16 +79,8 @@ export const listIntegrations = keysetStatement({
  * Shipyard creates none itself), secrets masked, and whether a sync pulls from it.
  */
 export function toIntegrationConfig(row: IntegrationRow) {
-  const { config, secrets } = maskSecrets(row.config);
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type,
-    status: row.status,
-    config,
-    secrets,
-    synced: isSyncedType(row.type),
-  };
+  const { id, name, type, status, config, secrets } = toIntegration(row);
+  return { id, name, type, status, config, secrets, synced: isSyncedType(type) };
 }
 
 /** A page of the tenant's configurations, newest first. */
@@ -151,7 +143,7 @@ export async function deleteIntegration(trx: Knex, id: string): Promise<boolean>
  * A type's integrations: the one named (`id`, bound only then) or those in use. `error` is in
  * use: it only says the last sync failed, and the next may succeed.
  */
-const integrationsOfType = statement<IntegrationRow, { type: IntegrationType; id?: string }, 'named' | 'active'>(
+const integrationsOfType = statement<IntegrationRow, { type: IntegrationType; id?: string }, 'named' | 'inUse'>(
   (q, values, which) => {
     const query = q('integrations').where({ type: values.type }).select(COLUMNS);
     return which === 'named' ? query.where({ id: values.id }) : query.whereNot({ status: 'inactive' });
@@ -168,7 +160,7 @@ export async function activeIntegrationOfType(
   type: IntegrationType,
   id?: string,
 ): Promise<{ integration: IntegrationRow } | { problem: string }> {
-  const rows = await integrationsOfType.rows(trx, id ? { type, id } : { type }, id ? 'named' : 'active');
+  const rows = await integrationsOfType.rows(trx, id ? { type, id } : { type }, id ? 'named' : 'inUse');
   const opened = (row: IntegrationRow) => ({ integration: { ...row, config: openConfig(keyring, row) } });
   if (id) {
     if (!rows.length) return { problem: `integration ${id} is not a ${type} integration of this tenant` };
