@@ -2,8 +2,14 @@ import type { Knex } from 'knex';
 import { keysetStatement, type KeysetOrder, type KeysetRow, type KeysetWindow } from '../paging';
 import { statement, type Placeholders } from '../../db/statements';
 import { toIso, toIsoOrNull } from '../timestamps';
-import { SERVICE_TAG_PREFIX, type IncidentSeverity, type IncidentStatus, type IncidentUrgency } from './types';
-import type { ToolIncident, ToolOncall } from './types';
+import {
+  SERVICE_TAG_PREFIX,
+  type IncidentSeverity,
+  type IncidentStatus,
+  type IncidentUrgency,
+  type ToolIncident,
+  type ToolOncall,
+} from './types';
 
 // Incidents and on-call entries of entities, as incident-tool-a syncs bring them (SQL only). Every
 // function runs in the tenant's transaction: row-level security keeps it to that tenant.
