@@ -263,6 +263,29 @@ describe('an incident-tool-a sync', () => {
     expect(await integration(incidentToolId)).toMatchObject({ status: 'active', status_message: null });
   }, 60_000);
 
+  test('an answer that is not the tool API fails the sync with why, and writes nothing of it', async () => {
+    const incidents = tool.incidents.get('PSVC1')!;
+    incidents.push({
+      id: 'Q3',
+      title: 'No start',
+      status: 'triggered',
+      created_at: 'yesterday',
+      updated_at: new Date().toISOString(),
+    });
+    try {
+      expect((await syncNow(incidentToolId)).result.status).toBe('error');
+    } finally {
+      incidents.pop();
+    }
+    expect(await integration(incidentToolId)).toMatchObject({
+      status: 'error',
+      status_message: 'an incident is not what the tool API answers',
+    });
+    const listed = (await call(suite.adminA.token, 'GET', `/entities/${payments.id}/incidents`)).body.incidents;
+    expect(listed.map((i: { external_id: string }) => i.external_id)).toEqual(['Q2', 'Q1']);
+    expect((await syncNow(incidentToolId)).result.status).toBe('active');
+  }, 60_000);
+
   test('a POST while the sync runs answers with the running one', async () => {
     tool.delayMs = 1000;
     try {
