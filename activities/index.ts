@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps';
 import type { WorkerPool } from '../core/taskQueues';
 import { createDatabaseBackupActivities } from './databaseBackup';
 import { createForgeActivities } from './forge';
+import { createIntegrationSyncActivities } from './integrationSync';
 import { createLicenseActivities } from './license';
 import { createNotificationActivities } from './notifications';
 import { createProbeActivities } from './probe';
@@ -20,6 +21,7 @@ const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
     ...createNotificationActivities(deps),
     ...createDatabaseBackupActivities(deps),
     ...createScorecardActivities(deps),
+    ...createIntegrationSyncActivities(deps),
   }),
 };
 

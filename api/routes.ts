@@ -12,6 +12,7 @@ import { gitopsRoutes } from './gitops/routes';
 import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
+import { incidentRoutes } from './incidents/routes';
 import { integrationRoutes } from './integrations/routes';
 import { receiverRoutes } from './integrations/receiverRoutes';
 import { agentRoutes } from './k8s/agentRoutes';
@@ -64,4 +65,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...securityRoutes,
   ...scorecardRoutes,
   ...receiverRoutes,
+  ...incidentRoutes,
 ];

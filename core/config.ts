@@ -140,6 +140,7 @@ export interface Config {
   backups: BackupConfig;
   scorecards: ScorecardsConfig;
   receiver: ReceiverConfig;
+  integrations: IntegrationsConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -246,6 +247,24 @@ function scorecardsFrom(env: Env): ScorecardsConfig {
   };
 }
 // End of scorecards (issue 39)
+// Integration sync (issue 40, helper sync): docs/integrations.md, docs/limits.md
+export interface IntegrationsConfig {
+  /** How often every integration in use is synced (the platform pool's schedule). */
+  syncIntervalMs: number;
+  /** Syncs of one tenant a platform worker runs at once; more wait their turn (retried). */
+  syncSlotsPerTenant: number;
+  /** How far back an incident-tool-a sync asks for incidents (changed since then). */
+  incidentLookbackMs: number;
+}
+
+function integrationsFrom(env: Env): IntegrationsConfig {
+  return {
+    syncIntervalMs: durationFrom(env, 'SHIPYARD_INTEGRATION_SYNC_INTERVAL', '15m'),
+    syncSlotsPerTenant: positiveIntFrom(env, 'SHIPYARD_INTEGRATION_SYNC_SLOTS_PER_TENANT', 2),
+    incidentLookbackMs: durationFrom(env, 'SHIPYARD_INCIDENT_LOOKBACK', '90d'),
+  };
+}
+// End of integration sync (issue 40, helper sync)
 
 // The source-host receiver (issue 40): docs/source-host-receiver.md, docs/limits.md.
 /** POST /integrations/vcs-host-a/webhook. */
@@ -446,5 +465,6 @@ export function loadConfig(env: Env = process.env): Config {
     backups: backupsFrom(env, dataDir, systemUrl),
     scorecards: scorecardsFrom(env),
     receiver: receiverFrom(env),
+    integrations: integrationsFrom(env),
   };
 }

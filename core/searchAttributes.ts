@@ -35,6 +35,8 @@ export const WORKFLOW_KINDS = [
   'scorecards-rescore-all',
   'initiative-deadlines',
   'search-crawl-pushes',
+  'integration-sync',
+  'integration-sync-tick',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

@@ -104,15 +104,16 @@ async function sourceHost(deps: CrawlDeps, tenantId: string, integrationId?: str
 }
 
 /**
- * Brings the tenant's repository list in line with its source host and returns the ids of the
- * repositories due for a crawl. A listing that fails changes nothing: the repositories already
- * known are still crawled when due.
+ * Brings the tenant's repository list in line with its source host (the integration named, else
+ * its only one in use) and returns the ids of the repositories due for a crawl. A listing that
+ * fails changes nothing: the repositories already known are still crawled when due.
  */
 export async function syncTenant(
   deps: CrawlDeps,
   tenantId: string,
+  integrationId?: string,
 ): Promise<{ due: string[]; removed: number; sync_error?: string }> {
-  const host = await sourceHost(deps, tenantId);
+  const host = await sourceHost(deps, tenantId, integrationId);
   let sync_error: string | undefined;
   let removed = 0;
   if ('problem' in host) {

@@ -14,6 +14,7 @@ import type { Config } from '../core/config';
 import { createKeyring } from '../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter, FAILURE_CONVERTER_PATH } from '../core/crypto/payloadCodec';
 import { reconcileSchedule } from '../core/forge/reconcileSchedule';
+import { syncTickSchedule } from '../core/integrations/syncControl';
 import { autoDisconnectSchedule } from '../core/license/licenseWorkflows';
 import { apiKeyExpirySchedule } from '../core/notifications/apiKeyExpiry';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
@@ -93,6 +94,7 @@ const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)
     apiKeyExpirySchedule,
     rescoreAllSchedule,
     initiativeDeadlinesSchedule,
+    syncTickSchedule,
   ],
 };
 

@@ -13,3 +13,4 @@ export { autoDisconnect } from './autoDisconnect';
 export { apiKeyExpiryNotices } from './apiKeyExpiry';
 export { databaseBackup } from './databaseBackup';
 export { scoreTenant, rescoreAllTenants, initiativeDeadlines } from './scorecards';
+export { integrationSync, integrationSyncTick } from './integrationSync';

@@ -1,6 +1,8 @@
 import { changedAddresses, keepOmittedSecrets } from '../../core/crypto/secretConfig';
 import { recordAudit } from '../../core/audit/store';
-import { invalid, notFound } from '../../core/errors';
+import { conflict, invalid, notFound } from '../../core/errors';
+import { startSync } from '../../core/integrations/syncControl';
+import { syncRefusal } from '../../core/integrations/syncRules';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
 import { defineRoute } from '../http/route';
 import { keysetQuery } from '../roles/schemas';
@@ -8,9 +10,11 @@ import { compileBody } from '../http/validation';
 import {
   createIntegrationSchema,
   integrationConfigSchemas,
+  integrationConfigsPageSchema,
   integrationIdParams,
   integrationSchema,
   integrationsPageSchema,
+  syncStartedSchema,
   updateIntegrationSchema,
 } from './schemas';
 import type { IntegrationType } from '../../core/integrations/types';
@@ -18,6 +22,7 @@ import {
   deleteIntegration,
   getIntegration,
   insertIntegration,
+  listIntegrationConfigs,
   listIntegrations,
   openConfig,
   toIntegration,
@@ -95,6 +100,23 @@ export const integrationRoutes = [
       return toIntegration(row);
     },
   }),
+  // Before /integrations/{id}, so `configs` is not read as an id.
+  defineRoute({
+    method: 'GET',
+    path: '/integrations/configs',
+    tag: 'Integrations',
+    access: 'admin:read',
+    summary:
+      "The tenant's configurations, newest first: every integration a tenant admin created (Shipyard creates none itself), " +
+      'its config with secrets masked, and whether a sync pulls from it',
+    query: keysetQuery,
+    responses: { 200: { description: '`{configs, next_cursor}`', schema: integrationConfigsPageSchema } },
+    handler: async ({ db, query }) => {
+      const window = shapeDWindow(query);
+      const page = shapeDPage(await listIntegrationConfigs(db, window), window);
+      return { configs: page.items, next_cursor: page.next_cursor };
+    },
+  }),
   defineRoute({
     method: 'GET',
     path: '/integrations/{id}',
@@ -141,6 +163,37 @@ export const integrationRoutes = [
     handler: async ({ db, auth, params }) => {
       if (!(await deleteIntegration(db, params.id))) throw notFound('Integration');
       await recordAudit(db, auth, audit(params.id, 'delete'));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/integrations/{id}/sync',
+    tag: 'Integrations',
+    access: 'admin:write',
+    transaction: 'on-demand',
+    summary:
+      'Starts an immediate pull (a Temporal workflow on the platform pool): vcs-host-a lists repositories, ' +
+      'incident-tool-a brings incidents and on-call. One per integration at a time: while one runs, the answer is ' +
+      'that one (`already_running`). The outcome lands on the integration (`status`, `status_message`, `last_sync`)',
+    params: integrationIdParams,
+    responses: {
+      200: { description: 'The sync started, or the one running', schema: syncStartedSchema },
+      409: { description: 'The type has nothing to sync (only vcs-host-a and incident-tool-a do), or it is inactive' },
+    },
+    handler: async ({ auth, params, deps, inTenant }) => {
+      const row = await inTenant((trx) => getIntegration(trx, params.id));
+      if (!row) throw notFound('Integration');
+      const refusal = syncRefusal(row);
+      if (refusal) throw conflict(refusal);
+      const started = await startSync(deps.temporal, { tenantId: auth.tenantId, integrationId: row.id });
+      if (!started.already_running)
+        await inTenant((trx) =>
+          recordAudit(trx, auth, {
+            ...audit(row.id, 'sync', { workflow_id: started.workflow_id }),
+            eventType: 'integration.sync_started',
+          }),
+        );
+      return started;
     },
   }),
 ];

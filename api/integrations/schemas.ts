@@ -26,6 +26,17 @@ export const integrationConfigSchemas = {
       },
     },
   },
+  'incident-tool-a': {
+    type: 'object',
+    required: ['base_url', 'token'],
+    properties: {
+      base_url: {
+        ...HTTP_URL,
+        description: 'The incident tool REST API root (docs/integrations.md#the-incident-tool-api)',
+      },
+      token: { type: 'string', minLength: 1, maxLength: 4096 },
+    },
+  },
 } as const;
 
 const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
@@ -53,7 +64,18 @@ export const updateIntegrationSchema = {
 
 export const integrationSchema = {
   type: 'object',
-  required: ['id', 'name', 'type', 'status', 'config', 'secrets', 'last_sync', 'created_at', 'updated_at'],
+  required: [
+    'id',
+    'name',
+    'type',
+    'status',
+    'config',
+    'secrets',
+    'last_sync',
+    'status_message',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },
@@ -70,7 +92,11 @@ export const integrationSchema = {
       items: { type: 'string' },
       description: 'Paths of the secrets that are set, e.g. `token`, `auth.password` (their values are never returned)',
     },
-    last_sync: { type: ['string', 'null'], format: 'date-time' },
+    last_sync: { type: ['string', 'null'], format: 'date-time', description: 'The last successful sync' },
+    status_message: {
+      type: ['string', 'null'],
+      description: 'With status `error`: why the last sync failed (the next success clears it)',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -78,6 +104,45 @@ export const integrationSchema = {
 } as const;
 
 export const integrationsPageSchema = keysetPageSchema('integrations', integrationSchema);
+
+/** A configuration as GET /integrations/configs lists it. */
+export const integrationConfigSchema = {
+  type: 'object',
+  required: ['id', 'name', 'type', 'status', 'config', 'secrets', 'synced'],
+  properties: {
+    id: integrationSchema.properties.id,
+    name: integrationSchema.properties.name,
+    type: integrationSchema.properties.type,
+    status: integrationSchema.properties.status,
+    config: integrationSchema.properties.config,
+    secrets: integrationSchema.properties.secrets,
+    synced: {
+      type: 'boolean',
+      description: 'Whether a sync pulls from it (POST /integrations/{id}/sync, the schedule)',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const integrationConfigsPageSchema = keysetPageSchema('configs', integrationConfigSchema);
+
+export const syncStartedSchema = {
+  type: 'object',
+  required: ['integration_id', 'workflow_id', 'started_at', 'already_running'],
+  properties: {
+    integration_id: { type: 'string', format: 'uuid' },
+    workflow_id: {
+      type: 'string',
+      description: 'The Temporal workflow of the sync: `integration-sync-<integration_id>`',
+    },
+    started_at: { type: 'string', format: 'date-time' },
+    already_running: {
+      type: 'boolean',
+      description: 'A sync of the integration was running: this is that one, and no second was started',
+    },
+  },
+  additionalProperties: false,
+} as const;
 
 export const integrationIdParams = {
   type: 'object',

@@ -3,6 +3,7 @@ import type { Keyring } from '../crypto/keyring';
 import { maskSecrets, openSecrets, sealSecrets } from '../crypto/secretConfig';
 import { keysetStatement, type KeysetOrder } from '../paging';
 import { statement } from '../../db/statements';
+import { isSyncedType } from './syncRules';
 import type { IntegrationStatus, IntegrationType } from './types';
 import { toIso, toIsoOrNull } from '../timestamps';
 
@@ -18,11 +19,24 @@ export interface IntegrationRow {
   /** Secret values sealed. */
   config: Record<string, unknown>;
   last_sync: Date | null;
+  /** Why the last sync failed (status `error`); null otherwise. Never a secret or a raw answer. */
+  status_message: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = ['id', 'tenant_id', 'name', 'type', 'status', 'config', 'last_sync', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'name',
+  'type',
+  'status',
+  'config',
+  'last_sync',
+  'status_message',
+  'created_at',
+  'updated_at',
+];
 
 /** The response shape: config without its secrets, and the paths of the secrets that are set. */
 export function toIntegration(row: IntegrationRow) {
@@ -35,6 +49,7 @@ export function toIntegration(row: IntegrationRow) {
     config,
     secrets,
     last_sync: toIsoOrNull(row.last_sync),
+    status_message: row.status_message,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
@@ -59,6 +74,22 @@ export const listIntegrations = keysetStatement({
   toItem: toIntegration,
 });
 
+/**
+ * GET /integrations/configs' item: what a tenant admin configured (every integration is one:
+ * Shipyard creates none itself), secrets masked, and whether a sync pulls from it.
+ */
+export function toIntegrationConfig(row: IntegrationRow) {
+  const { id, name, type, status, config, secrets } = toIntegration(row);
+  return { id, name, type, status, config, secrets, synced: isSyncedType(type) };
+}
+
+/** A page of the tenant's configurations, newest first. */
+export const listIntegrationConfigs = keysetStatement({
+  order: LIST_ORDER,
+  build: (q) => q('integrations').select(COLUMNS),
+  toItem: toIntegrationConfig,
+});
+
 const integrationById = statement<IntegrationRow, { id: string }>((q, { id }) =>
   q('integrations').where({ id }).first(COLUMNS),
 );
@@ -81,7 +112,10 @@ export async function insertIntegration(
   return row;
 }
 
-/** A new `config` (in the clear) replaces the stored one, every secret sealed afresh. */
+/**
+ * A new `config` (in the clear) replaces the stored one, every secret sealed afresh. A status set
+ * by hand drops the last sync's message: it described the status being replaced.
+ */
 export async function updateIntegration(
   trx: Knex,
   keyring: Keyring,
@@ -91,7 +125,12 @@ export async function updateIntegration(
   const config = changes.config && sealSecrets(keyring, changes.config, stored.tenant_id);
   const [row] = await trx('integrations')
     .where({ id: stored.id })
-    .update({ ...changes, config, updated_at: trx.fn.now() })
+    .update({
+      ...changes,
+      config,
+      ...(changes.status && { status_message: null }),
+      updated_at: trx.fn.now(),
+    })
     .returning(COLUMNS);
   return row;
 }
@@ -100,18 +139,20 @@ export async function deleteIntegration(trx: Knex, id: string): Promise<boolean>
   return (await trx('integrations').where({ id }).delete()) > 0;
 }
 
-/** A type's integrations: the one named (`id`, bound only then) or the active ones. */
-const integrationsOfType = statement<IntegrationRow, { type: IntegrationType; id?: string }, 'named' | 'active'>(
-  (q, values, which) =>
-    q('integrations')
-      .where({ type: values.type })
-      .where(which === 'named' ? { id: values.id } : { status: 'active' })
-      .select(COLUMNS),
+/**
+ * A type's integrations: the one named (`id`, bound only then) or those in use. `error` is in
+ * use: it only says the last sync failed, and the next may succeed.
+ */
+const integrationsOfType = statement<IntegrationRow, { type: IntegrationType; id?: string }, 'named' | 'inUse'>(
+  (q, values, which) => {
+    const query = q('integrations').where({ type: values.type }).select(COLUMNS);
+    return which === 'named' ? query.where({ id: values.id }) : query.whereNot({ status: 'inactive' });
+  },
 );
 
 /**
  * The integration a source-host action uses, its secrets opened: the one named, or else the
- * tenant's only active one of that type. Returns why not when there is none to use.
+ * tenant's only one of that type in use (not `inactive`). Returns why not when there is none to use.
  */
 export async function activeIntegrationOfType(
   trx: Knex,
@@ -119,11 +160,11 @@ export async function activeIntegrationOfType(
   type: IntegrationType,
   id?: string,
 ): Promise<{ integration: IntegrationRow } | { problem: string }> {
-  const rows = await integrationsOfType.rows(trx, id ? { type, id } : { type }, id ? 'named' : 'active');
+  const rows = await integrationsOfType.rows(trx, id ? { type, id } : { type }, id ? 'named' : 'inUse');
   const opened = (row: IntegrationRow) => ({ integration: { ...row, config: openConfig(keyring, row) } });
   if (id) {
     if (!rows.length) return { problem: `integration ${id} is not a ${type} integration of this tenant` };
-    if (rows[0].status !== 'active') return { problem: `integration ${rows[0].name} is ${rows[0].status}` };
+    if (rows[0].status === 'inactive') return { problem: `integration ${rows[0].name} is inactive` };
     return opened(rows[0]);
   }
   if (rows.length === 1) return opened(rows[0]);

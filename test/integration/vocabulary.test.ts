@@ -16,6 +16,7 @@ import { FINDING_SEVERITIES, FINDING_SOURCES, FINDING_STATUSES } from '../../cor
 import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gitops/types';
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
+import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, INCIDENT_URGENCIES } from '../../core/incidents/types';
 import { EDITION_PREFIX, LICENSE_TYPES } from '../../core/license/keys';
 import { NOTIFICATION_KINDS } from '../../core/notifications/types';
 import { GRADES } from '../../core/scorecards/types';
@@ -82,6 +83,9 @@ test.each([
   ['governance_actions', 'source_type', ACTION_SOURCE_TYPES],
   ['scorecard_rules', 'severity', FINDING_SEVERITIES],
   ['entity_scorecards', 'grade', GRADES],
+  ['incidents', 'status', INCIDENT_STATUSES],
+  ['incidents', 'urgency', INCIDENT_URGENCIES],
+  ['incidents', 'severity', INCIDENT_SEVERITIES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });

@@ -17,6 +17,9 @@ export const TEST_ENV = {
   ES_INDEX_PREFIX: 'shipyard_test',
   LOG_LEVEL: 'silent',
   SHIPYARD_EGRESS_ALLOW: FAKES_HOST,
+  // The integration sync schedule would sync every suite's integrations at each tick, changing
+  // their status under the suites' feet: it never ticks in a run (its tests start the tick).
+  SHIPYARD_INTEGRATION_SYNC_INTERVAL: '365d',
 } as const;
 
 export const WORKFLOW_BUNDLE_PATH = path.join(
