@@ -140,7 +140,7 @@ const decisionsOfRun = statement<DecisionRow, { runId: string }>((q, { runId }) 
 export async function snapshotAction(trx: Knex, runId: string, position: number): Promise<MoldAction | undefined> {
   const row: { action: MoldAction | null } | undefined = await trx('runs')
     .where({ id: runId })
-    .first(trx.raw("mold_snapshot->'actions'->? as action", [position]));
+    .first(trx.raw("mold_snapshot->'actions'->?::int as action", [position]));
   return row?.action ?? undefined;
 }
 
