@@ -4,7 +4,7 @@ import type { CallerPrincipal } from '../auth/principal';
 import { actorOf, recordAudit, RefusedAction } from '../audit/store';
 import { ApiError, notFound } from '../errors';
 import { userOfActor } from '../notifications/recipients';
-import { approverRefusal, ruleOf, satisfiedClause } from './approvalRules';
+import { approvalTimeoutSeconds, approverRefusal, ruleOf, satisfiedClause } from './approvalRules';
 import { approverFacts } from './approverStore';
 import { decisionConflict } from './decisionRules';
 import { inTenant, runEvent, temporalUnavailable, type ForgeCommandDeps } from './runCommands';
@@ -16,6 +16,13 @@ import type { DecisionKind } from './types';
 // under the caller's tenant, and none is open while Temporal is called. A decision is committed
 // before its signal is sent, and withdrawn if the signal cannot be sent.
 
+/** A 409 naming the run's status, audited as a failed decision. */
+const decisionRefused = (decision: DecisionKind, runId: string, message: string, status: string) =>
+  new RefusedAction(
+    new ApiError('CONFLICT', message, [{ field: 'status', message: status }]),
+    runEvent(decision, runId),
+  );
+
 /**
  * Whether the caller may approve or reject the step waiting at `position`, by its rule (in the
  * run's copy of its mold): a 403, audited, for the starter (unless the rule allows it) and for
@@ -24,12 +31,26 @@ import type { DecisionKind } from './types';
 async function judgeApprover(
   trx: Knex,
   caller: CallerPrincipal,
-  runId: string,
-  position: number,
-  startedBy: string,
+  run: { id: string; position: number; startedBy: string; awaitingSince: Date | null; status: string },
   decision: DecisionKind,
 ): Promise<{ required: number; satisfiedRule: string }> {
-  const rule = ruleOf(await snapshotAction(trx, runId, position));
+  const { id: runId, position, startedBy } = run;
+  const action = await snapshotAction(trx, runId, position);
+  // Past its timeout the step is failing (the workflow's timer fired or is about to): a late
+  // approval must not be answered as accepted.
+  const timeout = action?.approval_timeout;
+  if (
+    timeout !== undefined &&
+    run.awaitingSince &&
+    Date.now() >= run.awaitingSince.getTime() + approvalTimeoutSeconds(timeout) * 1000
+  )
+    throw decisionRefused(
+      decision,
+      runId,
+      `Cannot ${decision} a run that is ${run.status}: step ${position} was not approved within ${timeout}`,
+      run.status,
+    );
+  const rule = ruleOf(action);
   const [facts, starter] = await Promise.all([approverFacts(trx, caller.userId), userOfActor(trx, startedBy)]);
   const refusal = approverRefusal(rule, { userId: caller.userId, facts }, starter);
   if (refusal)
@@ -39,13 +60,6 @@ async function judgeApprover(
     );
   return { required: rule.count, satisfiedRule: satisfiedClause(rule, facts)! };
 }
-
-/** A 409 naming the run's status, audited as a failed decision. */
-const decisionRefused = (decision: DecisionKind, runId: string, message: string, status: string) =>
-  new RefusedAction(
-    new ApiError('CONFLICT', message, [{ field: 'status', message: status }]),
-    runEvent(decision, runId),
-  );
 
 /**
  * Approves, rejects or cancels a run. Under the run's row lock: the rules (decisionRules) judge
@@ -73,7 +87,7 @@ export async function decideRun(
     const approval =
       stepPosition === null || run.status !== 'awaiting_approval'
         ? undefined
-        : await judgeApprover(trx, caller, runId, stepPosition, run.startedBy, decision);
+        : await judgeApprover(trx, caller, { ...run, id: runId, position: stepPosition }, decision);
     const refusal = decisionConflict(decision, run, approval && { userId: caller.userId, required: approval.required });
     if (refusal) throw decisionRefused(decision, runId, refusal, run.status);
     const recorded = await insertDecision(trx, {

@@ -356,8 +356,11 @@ export async function markOpenSteps(trx: Knex, runId: string, fromPosition: numb
     .update({ status, finished_at: trx.fn.now() });
 }
 
-const awaitingStep = statement<{ position: number }, { runId: string }>((q, { runId }) =>
-  q('run_steps').where({ run_id: runId, status: 'awaiting_approval' }).orderBy('position').first('position'),
+const awaitingStep = statement<{ position: number; started_at: Date | null }, { runId: string }>((q, { runId }) =>
+  q('run_steps')
+    .where({ run_id: runId, status: 'awaiting_approval' })
+    .orderBy('position')
+    .first('position', 'started_at'),
 );
 
 /**
@@ -369,7 +372,10 @@ const awaitingStep = statement<{ position: number }, { runId: string }>((q, { ru
 export async function lockRunForDecision(
   trx: Knex,
   runId: string,
-): Promise<(RunDecisionState & { workflowId: string; createdAt: Date; startedBy: string }) | undefined> {
+): Promise<
+  | (RunDecisionState & { workflowId: string; createdAt: Date; startedBy: string; awaitingSince: Date | null })
+  | undefined
+> {
   const run = await runState.first(trx, { id: runId }, 'locked');
   if (!run) return undefined;
   const [[awaiting], decisions] = await Promise.all([
@@ -382,6 +388,7 @@ export async function lockRunForDecision(
     createdAt: run.created_at,
     startedBy: run.started_by,
     awaitingPosition: awaiting?.position ?? null,
+    awaitingSince: awaiting?.started_at ?? null,
     decisions,
   };
 }

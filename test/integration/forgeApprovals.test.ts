@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withTenant } from '../../db/tenancy';
 import { useForgeSuite } from '../support/forgeRuns';
 import { sessionToken } from '../support/harness';
 import { until } from '../support/processes';
@@ -180,6 +181,26 @@ test("a run waiting for approval notifies the rule's users, not every forge:writ
   expect(approval.timeout).toBe('72h');
   expect(Date.parse(approval.expires_at) - Date.parse(steps[0].started_at)).toBe(72 * 3600 * 1000);
   expect((await call(writer, 'POST', `/forge/runs/${timed.id}/cancel`)).status).toBe(200);
+}, 60_000);
+
+test('an approve that arrives once the step is past its timeout (its timer firing) is a 409, never answered as accepted', async () => {
+  const started = await startRun(
+    (await createMold({ actions: [{ name: 'gate', type: 'approval', approval_timeout: '1h' }] })).slug,
+  );
+  await waitForGate(started.id, 0);
+  // As if the hour had passed: the step began waiting two hours ago (the workflow's timer is the real hour).
+  await withTenant(forge.suite.api.deps.db, forge.suite.writerTenantId, (trx) =>
+    trx('run_steps')
+      .where({ run_id: started.id, position: 0 })
+      .update({ started_at: trx.raw("now() - interval '2 hours'") }),
+  );
+  const late = await call(approver, 'POST', `/forge/runs/${started.id}/approve`);
+  expect(late.status).toBe(409);
+  expect(late.body.error.message).toBe(
+    'Cannot approve a run that is awaiting_approval: step 0 was not approved within 1h',
+  );
+  expect((await call(writer, 'GET', `/forge/runs/${started.id}`)).body.decisions).toEqual([]);
+  expect((await call(writer, 'POST', `/forge/runs/${started.id}/cancel`)).status).toBe(200);
 }, 60_000);
 
 test('a mold whose rule names a team, user or role the tenant lacks, or sets approvers where no approval is, is a 400 naming each', async () => {
