@@ -49,7 +49,8 @@ export async function approverFacts(trx: Knex, userId: string): Promise<Approver
   const groups = user?.idp_groups ?? [];
   const [teams, roles] = await Promise.all([
     trx.raw<{ rows: { slug: string }[] }>(
-      `select t.slug from teams t where exists (select from team_members m where m.team_id = t.id and m.user_id = :userId)
+      `select t.slug from teams t
+        where exists (select from team_members m where m.team_id = t.id and m.user_id = :userId)
           or exists (select from team_group_mappings g where g.team_id = t.id and g.group_name = any(:groups))`,
       { userId, groups },
     ),

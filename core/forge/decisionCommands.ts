@@ -65,10 +65,10 @@ async function judgeApprover(
  * Approves, rejects or cancels a run. Under the run's row lock: the rules (decisionRules) judge
  * the decision against the step's approver rule (a 403 outside it), the status and the decisions
  * already taken, and it is recorded (the unique indexes allow one approve per user and step, one
- * reject per step and one cancel per run). After the commit the workflow is signalled, for an
- * approve only once the rule's count of distinct approvers is reached; a workflow that finds a cancel recorded waits for its signal (workflows/forgeRun.ts).
- * When the signal cannot be sent, the decision is withdrawn, so one the caller was refused never
- * counts: a 503 when Temporal is unreachable. When the run's workflow is not running, the run is
+ * reject per step and one cancel per run). After the commit the workflow is signalled (an
+ * approve only once the rule's count of distinct approvers is reached); a workflow that finds a
+ * cancel recorded waits for its signal (workflows/forgeRun.ts). When the signal cannot be sent,
+ * the decision is withdrawn, so one the caller was refused never counts: a 503 when Temporal is unreachable. When the run's workflow is not running, the run is
  * reconciled (runReconciliation.ts): a cancel answers the run as that left it, ended; an approve
  * or reject, or a workflow that may still be starting, a 409.
  */

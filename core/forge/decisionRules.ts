@@ -44,8 +44,9 @@ export function decisionConflict(
   const approves = state.decisions.filter(
     (d) => d.decision === 'approve' && d.step_position === state.awaitingPosition,
   );
+  const by = approves.map(({ actor }) => actor).join(', ');
   if (approves.length >= approval.required)
-    return `${refusal}: step ${state.awaitingPosition} was already approved by ${approves.map((d) => d.actor).join(', ')}`;
+    return `${refusal}: step ${state.awaitingPosition} was already approved by ${by}`;
   const own = approval.userId === undefined ? undefined : approves.find((d) => d.approver_user_id === approval.userId);
   return own
     ? `${refusal}: step ${state.awaitingPosition} was already approved by ${own.actor}; an approver counts once`

@@ -127,7 +127,10 @@ export function moldProblems(mold: {
   return problems;
 }
 
-/** The parameters `steps` read: every one when a script is among them (they all reach it), else those their configs refer to. */
+/**
+ * The parameters `steps` read: every one when a script is among them (they all reach it), else
+ * those their configs refer to.
+ */
 export function parametersUsedBy(steps: readonly Pick<RunStepSpec, 'type' | 'config'>[]): Set<string> | 'all' {
   if (steps.some((step) => step.type === 'script')) return 'all';
   return new Set(steps.flatMap((step) => parameterReferences(step.config).map(({ name }) => name)));

@@ -73,7 +73,10 @@ export function checkParametersSize(parameters: Record<string, unknown>, maxByte
   );
 }
 
-/** A mold's actions as a run's steps, their config defaults filled in (molds saved before a default existed get it here). */
+/**
+ * A mold's actions as a run's steps, their config defaults filled in (molds saved before a default
+ * existed get it here).
+ */
 export function runStepsOf(actions: readonly MoldAction[], moldRequiresApproval: boolean): RunStepSpec[] {
   return actions.map(withActionDefaults).map((action, position) => ({
     position,
@@ -289,7 +292,7 @@ export async function retryRun(
         steps: remaining,
         moldId: source.mold_id,
         moldSlug: source.mold_slug,
-        moldName: source.mold_slug,
+        moldName: source.mold_name,
       },
     };
   });

@@ -506,6 +506,8 @@ interface RetrySourceRow {
   mold_snapshot: { parameters?: unknown[]; actions?: MoldAction[]; requires_approval?: boolean };
   parameters: Record<string, unknown>;
   status: RunStatus;
+  /** The mold's name now (its copy keeps none), or its slug once the mold is deleted. */
+  mold_name: string;
 }
 
 /** A run as a retry reads it: its copy of the mold, its parameters, and where each step got to. */
@@ -520,6 +522,7 @@ export async function runToRetry(trx: Knex, runId: string) {
       'mold_snapshot',
       'parameters',
       'status',
+      trx.raw('coalesce((select name from molds m where m.id = runs.mold_id), runs.mold_slug) as mold_name'),
     );
   if (!row) return undefined;
   const steps = await trx('run_steps')
