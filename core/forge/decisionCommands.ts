@@ -68,9 +68,10 @@ async function judgeApprover(
  * reject per step and one cancel per run). After the commit the workflow is signalled (an
  * approve only once the rule's count of distinct approvers is reached); a workflow that finds a
  * cancel recorded waits for its signal (workflows/forgeRun.ts). When the signal cannot be sent,
- * the decision is withdrawn, so one the caller was refused never counts: a 503 when Temporal is unreachable. When the run's workflow is not running, the run is
- * reconciled (runReconciliation.ts): a cancel answers the run as that left it, ended; an approve
- * or reject, or a workflow that may still be starting, a 409.
+ * the decision is withdrawn, so one the caller was refused never counts: a 503 when Temporal is
+ * unreachable. When the run's workflow is not running, the run is reconciled
+ * (runReconciliation.ts): a cancel answers the run as that left it, ended; an approve or reject,
+ * or a workflow that may still be starting, a 409.
  */
 export async function decideRun(
   deps: ForgeCommandDeps,
