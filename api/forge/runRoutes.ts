@@ -163,7 +163,8 @@ export const runRoutes = [
     path: '/forge/runs/{runId}',
     tag: 'Forge',
     access: 'forge:read',
-    summary: 'A run: status, per-step statuses, parameters, decisions and, for platform operators, a Temporal UI link',
+    summary:
+      'A run: status, per-step statuses, parameters, decisions, who its approval still needs and, for platform operators, a Temporal UI link',
     params: runIdParams,
     responses: { 200: { description: 'The run', schema: runSchema } },
     handler: async ({ db, auth, params, deps }) => {
