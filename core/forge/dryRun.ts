@@ -5,7 +5,14 @@ import { notFound } from '../errors';
 import { enforceProductionApproval } from '../policies/enforcement';
 import { ruleOf } from './approvalRules';
 import { findMold } from './moldStore';
-import { checkParametersSize, inTenant, resolveParameters, runStepsOf, type ForgeCommandDeps } from './runCommands';
+import {
+  checkParametersSize,
+  inTenant,
+  policySteps,
+  resolveParameters,
+  runStepsOf,
+  type ForgeCommandDeps,
+} from './runCommands';
 import { renderTemplate, scriptVariable } from './template';
 import { withActionDefaults, type MoldAction, type RunStepSpec } from './types';
 
@@ -91,7 +98,10 @@ export async function planRun(
     const values = resolveParameters(mold.parameters, request.parameters);
     const actions = mold.actions.map(withActionDefaults);
     const steps = runStepsOf(actions, mold.requires_approval);
-    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), { steps, parameters: values });
+    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
+      steps: policySteps(steps, actions),
+      parameters: values,
+    });
     const parameters = maskSecrets(values);
     return {
       dry_run: true as const,

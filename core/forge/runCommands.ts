@@ -92,6 +92,10 @@ export function runStepsOf(actions: readonly MoldAction[], moldRequiresApproval:
   }));
 }
 
+/** The steps as production_molds_need_approval judges them: an approval its starter may give is none. */
+export const policySteps = (steps: RunStepSpec[], actions: readonly MoldAction[]) =>
+  steps.map((step) => ({ ...step, selfApproval: actions[step.position]?.approvers?.allow_self_approval === true }));
+
 /** The mold's parameters checked and resolved (defaults filled in), or a 400 naming each problem. */
 export function resolveParameters(
   definitions: readonly MoldParameter[],
@@ -191,7 +195,7 @@ export async function startRun(
     const actions = mold.actions.map(withActionDefaults);
     const steps = runStepsOf(actions, mold.requires_approval);
     await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
-      steps,
+      steps: policySteps(steps, actions),
       parameters: values,
     });
     const inserted = await insertRun(trx, {
@@ -263,7 +267,10 @@ export async function retryRun(
     const values = resolveParameters(definitions, parameters, unused);
     await refuseOverStartRate(trx, caller, forgeConfig.runStartsPerMinute);
     // Judged on the whole mold as the first run was: an approval that gated it counts again.
-    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), { steps, parameters: values });
+    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
+      steps: policySteps(steps, actions),
+      parameters: values,
+    });
     const inserted = await insertRun(trx, {
       id,
       tenantId: caller.tenantId,

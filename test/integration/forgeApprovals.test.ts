@@ -261,3 +261,36 @@ test("another tenant's user cannot approve a run, nor name this tenant's team in
   expect(named.status).toBe(400);
   expect((await call(writer, 'POST', `/forge/runs/${started.id}/cancel`)).status).toBe(200);
 }, 60_000);
+
+test('production_molds_need_approval does not count a gate its starter may approve themselves (allow_self_approval)', async () => {
+  const prod = await call(writer, 'POST', '/entities', {
+    name: `payments-${randomUUID().slice(0, 6)}`,
+    type: 'service',
+    lifecycle: 'production',
+    owner: 'team-a',
+  });
+  expect(prod.status).toBe(201);
+  const deploy = (approvers: Record<string, unknown>) =>
+    createMold({
+      parameters: [{ name: 'service', type: 'string', required: true }],
+      actions: [
+        { name: 'gate', type: 'approval', approvers },
+        { name: 'deploy', type: 'script', config: { script: 'echo "$PARAM_SERVICE"' } },
+      ],
+    });
+  const selfGated = await deploy({ allow_self_approval: true });
+  const gated = await deploy({ count: 1 });
+  const policy = '/admin/policies/production_molds_need_approval';
+  expect((await call(writer, 'PUT', policy, { enabled: true })).status).toBe(200);
+  try {
+    const parameters = { service: prod.body.service_id };
+    const refused = await call(writer, 'POST', '/forge/runs', { mold_slug: selfGated.slug, parameters });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('policy production_molds_need_approval');
+    const allowed = await call(writer, 'POST', '/forge/runs', { mold_slug: gated.slug, parameters });
+    expect(allowed.status).toBe(201);
+    expect((await call(writer, 'POST', `/forge/runs/${allowed.body.id}/cancel`)).status).toBe(200);
+  } finally {
+    await call(writer, 'PUT', policy, { enabled: false });
+  }
+}, 60_000);
