@@ -59,9 +59,14 @@ export async function approverFacts(trx: Knex, userId: string): Promise<Approver
   return { email: user?.email, teams: teams.rows.map((row) => row.slug), roles: roles.map((role) => role.key) };
 }
 
-/** The users a rule makes eligible (the starter included: the caller leaves them out as the rule says). */
+/**
+ * The users who may approve under a rule: those it names who also hold forge:write (the decision
+ * routes need it), or every forge:write holder when it names no one. The starter is among them:
+ * the caller leaves them out as the rule says.
+ */
 export async function eligibleUsers(trx: Knex, rule: ResolvedRule): Promise<string[]> {
-  if (!namesApprovers(rule)) return usersHolding(trx, 'forge:write');
+  const writers = await usersHolding(trx, 'forge:write');
+  if (!namesApprovers(rule)) return writers;
   const [named, byRole] = await Promise.all([
     trx.raw<{ rows: { id: string }[] }>(
       `select u.id from users u where u.email = any(:emails)
@@ -74,5 +79,6 @@ export async function eligibleUsers(trx: Knex, rule: ResolvedRule): Promise<stri
     ),
     rule.roles.length ? usersWithRoles(trx, rule.roles) : [],
   ]);
-  return [...new Set([...named.rows.map((row) => row.id), ...byRole])];
+  const eligible = new Set([...named.rows.map((row) => row.id), ...byRole]);
+  return writers.filter((id) => eligible.has(id));
 }

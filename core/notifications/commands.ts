@@ -34,7 +34,8 @@ const ENDINGS: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 /**
  * After a run's status was written (the forge activities, in the same transaction): a run now
  * waiting for approval notifies those who may approve it (its step's approver rule; without one,
- * forge:write holders but its starter), once per approval step; a run that ended notifies its starter (a user, or an API key's owner).
+ * forge:write holders but its starter), once per approval step; a run that ended notifies its
+ * starter (a user, or an API key's owner).
  */
 export async function notifyRunStatus(trx: Knex, tenantId: string, runId: string, status: RunStatus): Promise<void> {
   if (status !== 'awaiting_approval' && !ENDINGS.includes(status)) return;
