@@ -86,7 +86,8 @@ const needsApproval = (step: RunStepSpec) => step.type === 'approval' || step.re
  * (waiting `pending` until it gets one), which it gives back while it waits for an approval, and
  * each action one of its action slots; a run waits for
  * a slot here in the workflow, holding no worker, until the run that gives one back signals it
- * or its recheck timer fires.
+ * or its recheck timer fires. From version 5, an approval step with a timeout fails the run
+ * when no decision arrives in time.
  */
 export async function forgeRun(input: ForgeRunInput): Promise<void> {
   const { tenantId, runId, limits } = input;
@@ -218,7 +219,18 @@ export async function forgeRun(input: ForgeRunInput): Promise<void> {
           giveBack('run');
           await sendGivenBack();
         }
-        await condition(() => decisions.has(position) || cancelledBy !== undefined);
+        const decided = () => decisions.has(position) || cancelledBy !== undefined;
+        // Version 5 on, an approval with a timeout waits on a timer: a durable one, kept by the
+        // server, so it fires whichever worker (after any restart) runs the workflow then.
+        const timeout = (input.version ?? 0) >= 5 ? step.approvalTimeout : undefined;
+        if (timeout === undefined) await condition(decided);
+        else if (!(await condition(decided, timeout))) {
+          const reason = `not approved within ${timeout}`;
+          await record.appendLog({ tenantId, runId, position, level: 'warn', message: `${step.name}: ${reason}` });
+          await record.markStep({ tenantId, runId, position, status: 'failed', error: reason });
+          await record.markOpenSteps({ tenantId, runId, fromPosition: position + 1, status: 'skipped' });
+          return finish('failed', `step "${step.name}" was ${reason}`);
+        }
         if (cancelledBy) return cancelRest(position);
         const { kind, by } = decisions.get(position)!;
         await record.appendLog({

@@ -2,7 +2,9 @@ import type { CallerPrincipal } from '../../core/auth/principal';
 import type { Config } from '../../core/config';
 import { invalid, notFound } from '../../core/errors';
 import { invalidCursor } from '../../core/paging';
-import { decideRun, startRun } from '../../core/forge/runCommands';
+import { decideRun } from '../../core/forge/decisionCommands';
+import { planRun } from '../../core/forge/dryRun';
+import { retryRun, startRun } from '../../core/forge/runCommands';
 import { listLogs } from '../../core/forge/runLogStore';
 import { findRun, listRuns, runStats, runStatus } from '../../core/forge/runStore';
 import { DECISION_KINDS, RUN_STATUSES, type DecisionKind } from '../../core/forge/types';
@@ -15,11 +17,11 @@ import {
   shapeDWindow,
 } from '../http/pagination';
 import { aggregateLimitedResponse } from '../http/aggregateReads';
-import { defineRoute, linksTo } from '../http/route';
+import { defineRoute, linksTo, OtherSuccess } from '../http/route';
 import { runLogFollowers } from './logFollowers';
 import { openRunLogStream } from './logStream';
 import { endOfStream } from '../http/eventStreams';
-import { logPageSchema, runIdParams, runPageSchema, runSchema, statsSchema } from './schemas';
+import { logPageSchema, runIdParams, runPageSchema, runPlanSchema, runSchema, statsSchema } from './schemas';
 
 /** The Temporal Web UI shows every tenant's runs, so only platform operators get a link to it. */
 const temporalLink = (config: Config, auth: CallerPrincipal, workflowId: string) =>
@@ -78,16 +80,26 @@ export const runRoutes = [
     tag: 'Forge',
     access: 'forge:write',
     summary:
-      "Start a run of a mold: parameters are checked against the mold's definitions. Over its tenant's running runs the run waits `pending` until one ends",
+      "Start a run of a mold: parameters are checked against the mold's definitions. Over its tenant's running runs the run waits `pending` until one ends. With dry_run, only the plan: nothing starts",
     body: {
       type: 'object',
       required: ['mold_slug', 'parameters'],
-      properties: { mold_slug: { type: 'string', minLength: 1 }, parameters: { type: 'object' } },
+      properties: {
+        mold_slug: { type: 'string', minLength: 1 },
+        parameters: { type: 'object' },
+        dry_run: {
+          type: 'boolean',
+          default: false,
+          description:
+            'Check the parameters and answer the plan (200): each action as it would run, secrets masked; no run is stored or started',
+        },
+      },
       additionalProperties: false,
     },
-    // No connection is held while Temporal starts the workflow (core/forge/commands.ts).
+    // No connection is held while Temporal starts the workflow (core/forge/runCommands.ts).
     transaction: 'on-demand',
     responses: {
+      200: { description: 'dry_run: the plan of the run; nothing was stored or started', schema: runPlanSchema },
       201: {
         description: 'The run, created and started',
         schema: runSchema,
@@ -117,12 +129,11 @@ export const runRoutes = [
       503: { description: 'The workflow could not be started: the run is marked failed' },
     },
     handler: async ({ auth, body, deps, ctx }) => {
-      const run = await startRun(deps, auth, {
-        moldSlug: body.mold_slug,
-        parameters: body.parameters as Record<string, unknown>,
-      });
+      const request = { moldSlug: body.mold_slug, parameters: body.parameters as Record<string, unknown> };
+      if (body.dry_run) return planRun(deps, auth, request);
+      const run = await startRun(deps, auth, request);
       ctx.set('Location', `/api/v1/forge/runs/${run.id}`);
-      return { ...run, ...temporalLink(deps.config, auth, run.workflow_id) };
+      return new OtherSuccess(201, { ...run, ...temporalLink(deps.config, auth, run.workflow_id) });
     },
   }),
   defineRoute({
@@ -152,7 +163,8 @@ export const runRoutes = [
     path: '/forge/runs/{runId}',
     tag: 'Forge',
     access: 'forge:read',
-    summary: 'A run: status, per-step statuses, parameters, decisions and, for platform operators, a Temporal UI link',
+    summary:
+      'A run: status, per-step statuses, parameters, decisions, who its approval still needs and, for platform operators, a Temporal UI link',
     params: runIdParams,
     responses: { 200: { description: 'The run', schema: runSchema } },
     handler: async ({ db, auth, params, deps }) => {
@@ -233,6 +245,52 @@ export const runRoutes = [
     transaction: 'on-demand',
     handler: ({ auth, deps, inTenant }) => deps.aggregates.read(auth.tenantId, 'forge-runs', () => inTenant(runStats)),
   }),
+  defineRoute({
+    method: 'POST',
+    path: '/forge/runs/{runId}/retry',
+    tag: 'Forge',
+    access: 'forge:write',
+    summary:
+      'Retry a failed run: a new run (retry_of) of the same mold version that skips the steps that completed and starts at the one that failed',
+    params: runIdParams,
+    body: {
+      type: 'object',
+      properties: {
+        parameters: {
+          type: 'object',
+          description:
+            "New values for parameters the remaining steps use, over the failed run's; checked as a start checks them",
+        },
+      },
+      additionalProperties: false,
+    },
+    optionalBody: true,
+    // No connection is held while Temporal starts the workflow.
+    transaction: 'on-demand',
+    responses: {
+      201: {
+        description: 'The new run, created and started (it waits `pending` for a slot like any run)',
+        schema: runSchema,
+        links: linksTo(['GET /forge/runs/{runId}'], { runId: '$response.body#/id' }),
+      },
+      400: {
+        description:
+          'The parameters are invalid, or name one no remaining step uses, or the production_molds_need_approval policy refuses the run',
+      },
+      409: { description: 'The run did not fail (or every step completed): audited as a failure' },
+      413: { description: 'The parameters are larger, as JSON, than SHIPYARD_FORGE_PARAMETERS_MAX_BYTES' },
+      429: { description: 'The tenant started its limit of runs in the last minute: Retry-After says when' },
+      503: { description: 'The workflow could not be started: the new run is marked failed' },
+    },
+    handler: async ({ auth, params, body, deps, ctx }) => {
+      const run = await retryRun(deps, auth, {
+        runId: params.runId,
+        parameters: body.parameters as Record<string, unknown> | undefined,
+      });
+      ctx.set('Location', `/api/v1/forge/runs/${run.id}`);
+      return { ...run, ...temporalLink(deps.config, auth, run.workflow_id) };
+    },
+  }),
   ...DECISION_KINDS.map((decision) =>
     defineRoute({
       method: 'POST',
@@ -251,6 +309,16 @@ export const runRoutes = [
       transaction: 'on-demand',
       responses: {
         200: { description: 'The run, with the decision recorded', schema: runSchema },
+        403: {
+          description:
+            decision === 'cancel'
+              ? 'The caller does not have the `forge:write` permission'
+              : "The caller does not have the `forge:write` permission, is not among the step's approvers (its `approvers` rule; without one, any forge:write user) or started the run (unless the rule has allow_self_approval): audited as a failure",
+        },
+        409: {
+          description:
+            'The run is not in a state that takes this decision, or the caller already approved the step: audited as a failure',
+        },
         503: { description: 'The signal could not be sent: the decision was not recorded' },
       },
       handler: async ({ auth, params, body, deps }) => {

@@ -113,6 +113,11 @@ const runProperties = {
   error: { type: ['string', 'null'] },
   started_by: { type: 'string' },
   workflow_id: { type: 'string' },
+  retry_of: {
+    type: ['string', 'null'],
+    format: 'uuid',
+    description: 'The failed run this one retries (POST /forge/runs/{runId}/retry)',
+  },
   created_at: TIMESTAMP,
   started_at: OPTIONAL_TIMESTAMP,
   finished_at: OPTIONAL_TIMESTAMP,
@@ -128,7 +133,7 @@ export const runSummarySchema = {
 
 export const runStepSchema = {
   type: 'object',
-  required: ['position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'],
+  required: ['position', 'name', 'type', 'status', 'error', 'output', 'completed_in', 'started_at', 'finished_at'],
   properties: {
     position: { type: 'integer', minimum: 0 },
     name: { type: 'string' },
@@ -136,6 +141,11 @@ export const runStepSchema = {
     status: { type: 'string', enum: STEP_STATUSES },
     error: { type: ['string', 'null'] },
     output: { description: "The action's result (api-call: {status, body, truncated}); null until it completes" },
+    completed_in: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description: 'A step a retry skipped (`skipped`): the run it completed in, where its output is',
+    },
     started_at: OPTIONAL_TIMESTAMP,
     finished_at: OPTIONAL_TIMESTAMP,
   },
@@ -144,13 +154,52 @@ export const runStepSchema = {
 
 export const runDecisionSchema = {
   type: 'object',
-  required: ['decision', 'step_position', 'actor', 'comment', 'created_at'],
+  required: ['decision', 'step_position', 'actor', 'comment', 'satisfied_rule', 'created_at'],
   properties: {
     decision: { type: 'string', enum: DECISION_KINDS },
     step_position: { type: ['integer', 'null'], description: 'The approval step an approve or reject answered' },
     actor: { type: 'string' },
     comment: { type: ['string', 'null'] },
+    satisfied_rule: {
+      type: ['string', 'null'],
+      description:
+        "An approve or reject: the part of the step's approver rule the actor satisfied (`team:<slug>`, `role:<key>`, `user:<email>`, or `forge:write` without a rule)",
+    },
     created_at: TIMESTAMP,
+  },
+  additionalProperties: false,
+} as const;
+
+const stringList = { type: 'array', items: { type: 'string' } } as const;
+
+const approvalNeededSchema = {
+  type: 'object',
+  required: [
+    'step_position',
+    'required',
+    'received',
+    'remaining',
+    'eligible',
+    'allow_self_approval',
+    'timeout',
+    'expires_at',
+  ],
+  properties: {
+    step_position: { type: 'integer', minimum: 0 },
+    required: { type: 'integer', minimum: 1, description: 'Distinct approvers the step needs' },
+    received: { type: 'integer', minimum: 0 },
+    remaining: { type: 'integer', minimum: 0 },
+    eligible: {
+      type: 'object',
+      description:
+        'Who may approve, as the rule names them (resolved when each decides); any_forge_writer when it names no one',
+      required: ['teams', 'roles', 'users', 'any_forge_writer'],
+      properties: { teams: stringList, roles: stringList, users: stringList, any_forge_writer: { type: 'boolean' } },
+      additionalProperties: false,
+    },
+    allow_self_approval: { type: 'boolean' },
+    timeout: { type: ['string', 'null'], description: "The step's approval_timeout (`72h`)" },
+    expires_at: { ...OPTIONAL_TIMESTAMP, description: 'When the run fails if the step is still undecided' },
   },
   additionalProperties: false,
 } as const;
@@ -163,6 +212,10 @@ export const runSchema = {
     ...runProperties,
     steps: { type: 'array', items: runStepSchema },
     decisions: { type: 'array', items: runDecisionSchema },
+    approval: {
+      description: 'While the run waits for approval: who is still needed, by the rule of the step waiting',
+      oneOf: [{ type: 'null' }, approvalNeededSchema],
+    },
     temporal_ui_url: {
       type: 'string',
       description:
@@ -230,6 +283,62 @@ export const statsSchema = {
           ...outcomeCounts,
           success_rate: { type: ['number', 'null'] },
           mean_duration_seconds: { type: ['number', 'null'] },
+        },
+        additionalProperties: false,
+      },
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+/** POST /forge/runs with dry_run: what the run would do, nothing started or stored. */
+export const runPlanSchema = {
+  type: 'object',
+  required: ['dry_run', 'mold_slug', 'mold_version', 'parameters', 'secrets', 'steps'],
+  properties: {
+    dry_run: { type: 'boolean', const: true },
+    mold_slug: { type: 'string' },
+    mold_version: { type: 'integer' },
+    parameters: { ...FREE_OBJECT, description: 'The parameters checked, defaults filled in, secrets left out' },
+    secrets: {
+      ...stringList,
+      description: 'Parameters left out of `parameters` because their names say they are secrets',
+    },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['position', 'name', 'type', 'requires_approval', 'config', 'secrets', 'approval'],
+        properties: {
+          position: { type: 'integer', minimum: 0 },
+          name: { type: 'string' },
+          type: { type: 'string', enum: ACTION_TYPES },
+          requires_approval: { type: 'boolean' },
+          config: {
+            ...FREE_OBJECT,
+            description:
+              "The action's config as it would run: parameters filled in (a script's as its `environment`), defaults applied, secret-named values left out",
+          },
+          secrets: { ...stringList, description: 'Dotted paths of the config values left out as secrets' },
+          approval: {
+            description: 'For a step that waits for approval: its rule and timeout',
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['teams', 'roles', 'users', 'count', 'allow_self_approval', 'timeout'],
+                properties: {
+                  teams: stringList,
+                  roles: stringList,
+                  users: stringList,
+                  count: { type: 'integer', minimum: 1 },
+                  allow_self_approval: { type: 'boolean' },
+                  timeout: { type: ['string', 'null'] },
+                },
+                additionalProperties: false,
+              },
+            ],
+          },
         },
         additionalProperties: false,
       },

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { CallerPrincipal } from '../auth/principal';
 import { actorOf, recordAudit } from '../audit/store';
 import { conflict, invalid, notFound } from '../errors';
+import { unknownApproverReferences } from './approverStore';
 import { moldProblems } from './moldRules';
 import { deleteMold, findMold, insertMold, setPublished, updateMold, type Mold } from './moldStore';
 import type { CreateMoldRequest, UpdateMoldRequest } from './types';
@@ -9,8 +10,10 @@ import type { CreateMoldRequest, UpdateMoldRequest } from './types';
 // Writing molds: each change checked by the rules, stored and audited in the caller's
 // transaction, so the audit entry commits or rolls back with the change.
 
-function rejectInvalidMold(mold: Parameters<typeof moldProblems>[0]): void {
+/** A 400 naming every problem: the rules', then approver references the tenant does not have. */
+async function rejectInvalidMold(trx: Knex, mold: Parameters<typeof moldProblems>[0]): Promise<void> {
   const problems = moldProblems(mold);
+  if (!problems.length) problems.push(...(await unknownApproverReferences(trx, mold.actions ?? [])));
   if (problems.length) throw invalid('Invalid mold', problems);
 }
 
@@ -19,7 +22,7 @@ const auditMold = (trx: Knex, caller: CallerPrincipal, action: string, eventType
 
 /** A new, unpublished mold; its slug is unique in the tenant (409). */
 export async function createMold(trx: Knex, caller: CallerPrincipal, request: CreateMoldRequest): Promise<Mold> {
-  rejectInvalidMold(request);
+  await rejectInvalidMold(trx, request);
   const mold = await insertMold(trx, caller.tenantId, actorOf(caller).actor, request);
   if (!mold) throw conflict(`A mold with slug "${request.slug}" already exists`);
   await auditMold(trx, caller, 'create', 'mold.created', mold.slug);
@@ -35,9 +38,10 @@ export async function changeMold(
 ): Promise<Mold> {
   const current = await findMold(trx, slug);
   if (!current) throw notFound('Mold');
-  rejectInvalidMold({
+  await rejectInvalidMold(trx, {
     parameters: changes.parameters ?? current.parameters,
     actions: changes.actions ?? current.actions,
+    requires_approval: changes.requires_approval ?? current.requires_approval,
   });
   const mold = await updateMold(trx, slug, changes);
   if (!mold) throw notFound('Mold');

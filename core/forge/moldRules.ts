@@ -1,7 +1,8 @@
 import { parseHttpUrl } from '../egress/egressRules';
 import { parameterReferences, scriptVariable, startsWithReference } from './template';
 import type { ErrorDetail } from '../errors';
-import type { MoldAction, MoldParameter } from './types';
+import { approvalProblems } from './approvalRules';
+import type { MoldAction, MoldParameter, RunStepSpec } from './types';
 
 // The rules of a mold that one JSON Schema cannot say, and the check of a run's parameter
 // values against a mold's definitions. Pure functions: each returns per-field problems.
@@ -97,6 +98,7 @@ function scriptVariableClashes(names: string[]): ErrorDetail[] {
 export function moldProblems(mold: {
   parameters?: readonly MoldParameter[];
   actions?: readonly MoldAction[];
+  requires_approval?: boolean;
 }): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const parameters = mold.parameters ?? [];
@@ -121,7 +123,17 @@ export function moldProblems(mold: {
   const parameterNames = new Set(parameters.map((p) => p.name));
   if (actions.some((action) => action.type === 'script')) problems.push(...scriptVariableClashes([...parameterNames]));
   actions.forEach((action, i) => problems.push(...actionProblems(action, i, parameterNames)));
+  problems.push(...approvalProblems(actions, mold.requires_approval ?? false));
   return problems;
+}
+
+/**
+ * The parameters `steps` read: every one when a script is among them (they all reach it), else
+ * those their configs refer to.
+ */
+export function parametersUsedBy(steps: readonly Pick<RunStepSpec, 'type' | 'config'>[]): Set<string> | 'all' {
+  if (steps.some((step) => step.type === 'script')) return 'all';
+  return new Set(steps.flatMap((step) => parameterReferences(step.config).map(({ name }) => name)));
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import type { OffsetWindow } from '../paging';
+import { approvalTimeoutSeconds, namesApprovers, ruleOf } from './approvalRules';
 import {
   RUN_STATUSES,
   type ActionType,
+  type MoldAction,
   type DecisionKind,
   type MarkRunResult,
   type RunStatus,
@@ -38,6 +40,7 @@ interface RunRow {
   error: string | null;
   started_by: string;
   workflow_id: string;
+  retry_of: string | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -53,6 +56,7 @@ function toRun(row: RunRow) {
     error: row.error,
     started_by: row.started_by,
     workflow_id: row.workflow_id,
+    retry_of: row.retry_of,
     created_at: toIso(row.created_at),
     started_at: toIsoOrNull(row.started_at),
     finished_at: toIsoOrNull(row.finished_at),
@@ -64,7 +68,7 @@ export async function insertRun(
   run: {
     id: string;
     tenantId: string;
-    moldId: string;
+    moldId: string | null;
     moldSlug: string;
     moldVersion: number;
     moldSnapshot: unknown;
@@ -72,6 +76,8 @@ export async function insertRun(
     startedBy: string;
     workflowId: string;
     steps: RunStepSpec[];
+    /** A retry: the failed run it retries, and its steps that completed there (skipped here). */
+    retry?: { of: string; completed: { position: number; name: string; type: ActionType; completedIn: string }[] };
   },
 ) {
   const inserted = trx('runs')
@@ -85,23 +91,29 @@ export async function insertRun(
       parameters: JSON.stringify(run.parameters),
       started_by: run.startedBy,
       workflow_id: run.workflowId,
+      retry_of: run.retry?.of ?? null,
     })
     .returning(RUN_FIELDS);
   // The run and its steps in one statement (one round trip): the steps' foreign key is checked
   // at its end, when the run's row is there.
   const query = trx.with('run', inserted);
-  if (run.steps.length) {
+  // A retry's steps that completed in the run it retries are skipped here, pointing to it.
+  const steps = [
+    ...(run.retry?.completed ?? []).map((step) => ({
+      position: step.position,
+      name: step.name,
+      type: step.type,
+      status: 'skipped',
+      completed_in: step.completedIn,
+      finished_at: trx.fn.now(),
+    })),
+    ...run.steps.map((step) => ({ position: step.position, name: step.name, type: step.type })),
+  ];
+  if (steps.length) {
+    // Keys a row leaves out are written as their column's default.
     query.with(
       'steps',
-      trx('run_steps').insert(
-        run.steps.map((step) => ({
-          tenant_id: run.tenantId,
-          run_id: run.id,
-          position: step.position,
-          name: step.name,
-          type: step.type,
-        })),
-      ),
+      trx('run_steps').insert(steps.map((step) => ({ tenant_id: run.tenantId, run_id: run.id, ...step }))),
     );
   }
   const [row] = await query.select<RunRow[]>('*').from('run');
@@ -114,15 +126,46 @@ const stepsOfRun = statement<StepRow, { runId: string }>((q, { runId }) =>
   q('run_steps')
     .where({ run_id: runId })
     .orderBy('position')
-    .select('position', 'name', 'type', 'status', 'error', 'output', 'started_at', 'finished_at'),
+    .select('position', 'name', 'type', 'status', 'error', 'output', 'completed_in', 'started_at', 'finished_at'),
 );
 
 const decisionsOfRun = statement<DecisionRow, { runId: string }>((q, { runId }) =>
   q('run_decisions')
     .where({ run_id: runId })
     .orderBy('created_at')
-    .select('decision', 'step_position', 'actor', 'comment', 'created_at'),
+    .select('decision', 'step_position', 'actor', 'comment', 'satisfied_rule', 'approver_user_id', 'created_at'),
 );
+
+/** The action a run's step was made from, as the run's copy of its mold has it. */
+export async function snapshotAction(trx: Knex, runId: string, position: number): Promise<MoldAction | undefined> {
+  const row: { action: MoldAction | null } | undefined = await trx('runs')
+    .where({ id: runId })
+    .first(trx.raw("mold_snapshot->'actions'->?::int as action", [position]));
+  return row?.action ?? undefined;
+}
+
+/**
+ * Who a step waiting for approval still needs: the rule's approvals left to give and who may
+ * give them (as the rule names them; resolved at decision time), and when it stops waiting.
+ */
+function approvalNeeded(action: MoldAction | undefined, step: StepRow, decisions: DecisionRow[]) {
+  const rule = ruleOf(action);
+  const received = decisions.filter((d) => d.decision === 'approve' && d.step_position === step.position).length;
+  const timeout = action?.approval_timeout ?? null;
+  return {
+    step_position: step.position,
+    required: rule.count,
+    received,
+    remaining: Math.max(rule.count - received, 0),
+    eligible: { teams: rule.teams, roles: rule.roles, users: rule.users, any_forge_writer: !namesApprovers(rule) },
+    allow_self_approval: rule.allowSelfApproval,
+    timeout,
+    expires_at:
+      timeout && step.started_at
+        ? toIso(new Date(step.started_at.getTime() + approvalTimeoutSeconds(timeout) * 1000))
+        : null,
+  };
+}
 
 export async function findRun(trx: Knex, id: string) {
   const row = await runById.first(trx, { id });
@@ -131,10 +174,13 @@ export async function findRun(trx: Knex, id: string) {
     stepsOfRun.rows(trx, { runId: id }),
     decisionsOfRun.rows(trx, { runId: id }),
   ]);
+  const waiting = row.status === 'awaiting_approval' ? steps.find((s) => s.status === 'awaiting_approval') : undefined;
+  const approval = waiting ? approvalNeeded(await snapshotAction(trx, id, waiting.position), waiting, decisions) : null;
   return {
     ...toRun(row),
     steps: steps.map((s) => ({ ...s, started_at: toIsoOrNull(s.started_at), finished_at: toIsoOrNull(s.finished_at) })),
-    decisions: decisions.map((d) => ({ ...d, created_at: toIso(d.created_at) })),
+    decisions: decisions.map(({ approver_user_id: _user, ...d }) => ({ ...d, created_at: toIso(d.created_at) })),
+    approval,
   };
 }
 
@@ -145,6 +191,8 @@ interface StepRow {
   status: StepStatus;
   error: string | null;
   output: unknown;
+  /** A step a retry skipped: the run it completed in. */
+  completed_in: string | null;
   started_at: Date | null;
   finished_at: Date | null;
 }
@@ -154,6 +202,9 @@ interface DecisionRow {
   step_position: number | null;
   actor: string;
   comment: string | null;
+  /** The part of the step's approver rule an approve or reject satisfied (`team:sre`, `forge:write`). */
+  satisfied_rule: string | null;
+  approver_user_id: string | null;
   created_at: Date;
 }
 
@@ -200,7 +251,7 @@ export async function listRuns(trx: Knex, filter: RunFilter, window: OffsetWindo
 
 /** A run's status and workflow; `locked`: with its row locked (a no-key lock, see lockRunForDecision). */
 const runState = statement<
-  { status: RunStatus; workflow_id: string; created_at: Date },
+  { status: RunStatus; workflow_id: string; created_at: Date; started_by: string },
   { id: string },
   'locked' | 'unlocked'
 >((q, { id }, lock) =>
@@ -209,7 +260,7 @@ const runState = statement<
     .modify((query) => {
       if (lock === 'locked') query.forNoKeyUpdate();
     })
-    .first('status', 'workflow_id', 'created_at'),
+    .first('status', 'workflow_id', 'created_at', 'started_by'),
 );
 
 /**
@@ -287,8 +338,11 @@ export async function markStep(
       status,
       error: extra.error ?? null,
       ...(extra.output !== undefined && { output: JSON.stringify(extra.output) }),
-      // A retried action marks its step running again; it started with its first attempt.
-      ...(status === 'running' && { started_at: trx.raw('coalesce(started_at, now())') }),
+      // A retried action marks its step running again; it started with its first attempt. An
+      // approval step starts as it begins to wait (its timeout counts from then).
+      ...((status === 'running' || status === 'awaiting_approval') && {
+        started_at: trx.raw('coalesce(started_at, now())'),
+      }),
       ...(FINISHED_STEP.includes(status) && { finished_at: trx.fn.now() }),
     });
 }
@@ -302,8 +356,11 @@ export async function markOpenSteps(trx: Knex, runId: string, fromPosition: numb
     .update({ status, finished_at: trx.fn.now() });
 }
 
-const awaitingStep = statement<{ position: number }, { runId: string }>((q, { runId }) =>
-  q('run_steps').where({ run_id: runId, status: 'awaiting_approval' }).orderBy('position').first('position'),
+const awaitingStep = statement<{ position: number; started_at: Date | null }, { runId: string }>((q, { runId }) =>
+  q('run_steps')
+    .where({ run_id: runId, status: 'awaiting_approval' })
+    .orderBy('position')
+    .first('position', 'started_at'),
 );
 
 /**
@@ -315,7 +372,10 @@ const awaitingStep = statement<{ position: number }, { runId: string }>((q, { ru
 export async function lockRunForDecision(
   trx: Knex,
   runId: string,
-): Promise<(RunDecisionState & { workflowId: string; createdAt: Date }) | undefined> {
+): Promise<
+  | (RunDecisionState & { workflowId: string; createdAt: Date; startedBy: string; awaitingSince: Date | null })
+  | undefined
+> {
   const run = await runState.first(trx, { id: runId }, 'locked');
   if (!run) return undefined;
   const [[awaiting], decisions] = await Promise.all([
@@ -326,15 +386,17 @@ export async function lockRunForDecision(
     status: run.status,
     workflowId: run.workflow_id,
     createdAt: run.created_at,
+    startedBy: run.started_by,
     awaitingPosition: awaiting?.position ?? null,
+    awaitingSince: awaiting?.started_at ?? null,
     decisions,
   };
 }
 
 /**
  * Records a decision (an approve or reject with the step it answers); returns its id, or
- * undefined when the run already has it: the unique indexes allow one per step and one cancel
- * per run.
+ * undefined when the run already has it: the unique indexes allow one approve per user and step,
+ * one reject per step and one cancel per run.
  */
 export async function insertDecision(
   trx: Knex,
@@ -345,6 +407,8 @@ export async function insertDecision(
     position: number | null;
     actor: string;
     comment?: string;
+    /** An approve or reject: who decided (the user behind the caller) and the part of the rule they satisfied. */
+    approver?: { userId: string; satisfiedRule: string };
   },
 ): Promise<string | undefined> {
   const [inserted] = await trx('run_decisions')
@@ -355,6 +419,8 @@ export async function insertDecision(
       step_position: decision.position,
       actor: decision.actor,
       comment: decision.comment ?? null,
+      approver_user_id: decision.approver?.userId ?? null,
+      satisfied_rule: decision.approver?.satisfiedRule ?? null,
     })
     .onConflict()
     .ignore()
@@ -430,4 +496,44 @@ export async function runParameters(trx: Knex, runId: string): Promise<Record<st
     .where({ id: runId })
     .first('parameters');
   return row?.parameters;
+}
+
+interface RetrySourceRow {
+  id: string;
+  mold_id: string | null;
+  mold_slug: string;
+  mold_version: number;
+  mold_snapshot: { parameters?: unknown[]; actions?: MoldAction[]; requires_approval?: boolean };
+  parameters: Record<string, unknown>;
+  status: RunStatus;
+  /** The mold's name now (its copy keeps none), or its slug once the mold is deleted. */
+  mold_name: string;
+}
+
+/** A run as a retry reads it: its copy of the mold, its parameters, and where each step got to. */
+export async function runToRetry(trx: Knex, runId: string) {
+  const row = await trx('runs')
+    .where({ id: runId })
+    .first<RetrySourceRow | undefined>(
+      'id',
+      'mold_id',
+      'mold_slug',
+      'mold_version',
+      'mold_snapshot',
+      'parameters',
+      'status',
+      trx.raw('coalesce((select name from molds m where m.id = runs.mold_id), runs.mold_slug) as mold_name'),
+    );
+  if (!row) return undefined;
+  const steps = await trx('run_steps')
+    .where({ run_id: runId })
+    .orderBy('position')
+    .select<{ position: number; name: string; type: ActionType; status: StepStatus; completed_in: string | null }[]>(
+      'position',
+      'name',
+      'type',
+      'status',
+      'completed_in',
+    );
+  return { ...row, steps };
 }

@@ -107,6 +107,48 @@ export const ACTION_CONFIG_DEFAULTS = Object.fromEntries(
   ]),
 ) as Record<ActionType, Readonly<Record<string, unknown>>>;
 
+/** The longest `approval_timeout`: a run may wait this long for a person, no longer. */
+export const MAX_APPROVAL_TIMEOUT_DAYS = 30;
+/** Most approvals a rule may ask for (`approvers.count`), and most references it may list. */
+export const MAX_APPROVALS = 10;
+const MAX_APPROVER_REFERENCES = 50;
+
+/**
+ * Who may approve a step that needs approval. Teams by slug, roles by key (built-in or a role
+ * bundle's id), users by email; a caller matching any of them is eligible. None of the three:
+ * any forge:write user. `count` distinct approvers resume the run. The run's starter is never
+ * eligible unless `allow_self_approval`.
+ */
+export const approverRuleSchema = {
+  type: 'object',
+  properties: {
+    teams: {
+      type: 'array',
+      maxItems: MAX_APPROVER_REFERENCES,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+    },
+    roles: {
+      type: 'array',
+      maxItems: MAX_APPROVER_REFERENCES,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+    },
+    users: {
+      type: 'array',
+      maxItems: MAX_APPROVER_REFERENCES,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 320 },
+    },
+    count: { type: 'integer', minimum: 1, maximum: MAX_APPROVALS, default: 1 },
+    allow_self_approval: { type: 'boolean', default: false },
+  },
+  additionalProperties: false,
+} as const;
+
+/** `30m`, `72h`, `7d`: minutes, hours or days, at most MAX_APPROVAL_TIMEOUT_DAYS (moldRules checks the bound). */
+export const APPROVAL_TIMEOUT_PATTERN = '^[1-9][0-9]{0,5}[mhd]$';
+
 export const moldActionSchema = {
   type: 'object',
   required: ['name', 'type'],
@@ -115,6 +157,10 @@ export const moldActionSchema = {
     type: { type: 'string', enum: ACTION_TYPES },
     config: { type: 'object' },
     requires_approval: { type: 'boolean', default: false },
+    /** For a step that needs approval: who may give it. */
+    approvers: approverRuleSchema,
+    /** For a step that needs approval: how long it waits for a decision before the run fails. */
+    approval_timeout: { type: 'string', pattern: APPROVAL_TIMEOUT_PATTERN },
   },
   additionalProperties: false,
   allOf: ACTION_TYPES.map((type) => ({
@@ -174,6 +220,7 @@ export const updateMoldSchema = {
 
 export type MoldParameter = FromSchema<typeof moldParameterSchema>;
 export type MoldAction = FromSchema<typeof moldActionSchema>;
+export type ApproverRule = FromSchema<typeof approverRuleSchema>;
 export type CreateMoldRequest = FromSchema<typeof createMoldSchema>;
 export type UpdateMoldRequest = FromSchema<typeof updateMoldSchema>;
 
@@ -190,6 +237,11 @@ export interface RunStepSpec {
   type: ActionType;
   config: Record<string, unknown>;
   requiresApproval: boolean;
+  /**
+   * From version 5, a step that needs approval and has `approval_timeout`: how long the workflow
+   * waits for the decision (`72h`, a duration Temporal reads) before the run fails.
+   */
+  approvalTimeout?: string;
 }
 
 /**
@@ -197,8 +249,9 @@ export interface RunStepSpec {
  * it there (so in its history, alike on every replay) instead of recording patch markers, and
  * a change that alters its commands raises it. 3: the actions mark their steps and the run.
  * 4: the run and each action take a tenant's slot first; parameters stay in the run's row.
+ * 5: an approval step with `approvalTimeout` waits on a timer, and fails the run when it fires.
  */
-export const FORGE_RUN_VERSION = 4;
+export const FORGE_RUN_VERSION = 5;
 
 /** The settings a run's workflow needs from the configuration (it cannot read it itself). */
 export interface RunLimits {
@@ -278,6 +331,7 @@ export const RUN_FIELDS = [
   'error',
   'started_by',
   'workflow_id',
+  'retry_of',
   'created_at',
   'started_at',
   'finished_at',

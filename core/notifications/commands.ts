@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { RunStatus } from '../forge/types';
-import { usersAssigned, usersHolding, userOfActor } from './recipients';
+import { ruleOf } from '../forge/approvalRules';
+import { eligibleUsers } from '../forge/approverStore';
+import { snapshotAction } from '../forge/runStore';
+import { usersAssigned, userOfActor } from './recipients';
 import { insertNotifications } from './store';
 
 // The triggers' way in: each writes its notifications in the transaction of the change it
@@ -30,8 +33,9 @@ const ENDINGS: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
 /**
  * After a run's status was written (the forge activities, in the same transaction): a run now
- * waiting for approval notifies those who may approve it (forge:write holders but its starter),
- * once per approval step; a run that ended notifies its starter (a user, or an API key's owner).
+ * waiting for approval notifies those who may approve it (its step's approver rule; without one,
+ * forge:write holders but its starter), once per approval step; a run that ended notifies its
+ * starter (a user, or an API key's owner).
  */
 export async function notifyRunStatus(trx: Knex, tenantId: string, runId: string, status: RunStatus): Promise<void> {
   if (status !== 'awaiting_approval' && !ENDINGS.includes(status)) return;
@@ -40,7 +44,11 @@ export async function notifyRunStatus(trx: Knex, tenantId: string, runId: string
   const starter = await userOfActor(trx, run.started_by);
   const payload = { run_id: runId, mold_slug: run.mold_slug, status };
   if (status === 'awaiting_approval') {
-    const approvers = (await usersHolding(trx, 'forge:write')).filter((id) => id !== starter);
+    if (run.awaiting_position === null) return;
+    // The step's approver rule says who hears of it (every forge:write user without one); the
+    // starter only when the rule lets them approve their own run.
+    const rule = ruleOf(await snapshotAction(trx, runId, run.awaiting_position));
+    const approvers = (await eligibleUsers(trx, rule)).filter((id) => rule.allowSelfApproval || id !== starter);
     await notifyUsers(trx, tenantId, approvers, 'run_awaiting_approval', {
       title: `A run of ${run.mold_slug} waits for your approval`,
       payload: { ...payload, step_position: run.awaiting_position },

@@ -20,6 +20,11 @@ export async function usersHolding(trx: Knex, scope: Scope): Promise<string[]> {
   ]
     .filter((role) => expandScopes(role.permissions).has(scope))
     .map((role) => role.key);
+  return usersWithRoles(trx, roles);
+}
+
+/** The users of the tenant who hold any of `roles` (keys: built-in names, role bundle ids), however it reaches them. */
+export async function usersWithRoles(trx: Knex, roles: string[]): Promise<string[]> {
   const { rows } = await trx.raw<{ rows: { id: string }[] }>(
     `select u.id from users u
       where exists (select from user_roles r where r.user_id = u.id and r.role = any(:roles))

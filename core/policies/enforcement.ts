@@ -23,14 +23,18 @@ export function enforceEntityOwner(policies: TenantPolicies, owner: string | nul
 }
 
 /**
- * production_molds_need_approval, at a run's start: when no approval gates its first step, none
+ * production_molds_need_approval, at a run's start: when no approval gates its first step (one
+ * the starter may give themselves does not), none
  * of the strings it carries (parameters, action configs) may be the service_id of a production
  * entity of the tenant (one indexed lookup of them all).
  */
 export async function enforceProductionApproval(
   trx: Knex,
   policies: TenantPolicies,
-  run: { steps: { type: string; requiresApproval: boolean; config: unknown }[]; parameters: unknown },
+  run: {
+    steps: { type: string; requiresApproval: boolean; selfApproval?: boolean; config: unknown }[];
+    parameters: unknown;
+  },
 ): Promise<void> {
   if (!policies.get('production_molds_need_approval')?.enabled || approvalGatesFirstStep(run.steps)) return;
   // Only strings shaped like a service id can name one; sent as one array, not a bind per string.

@@ -36,6 +36,10 @@ export function stringsIn(values: unknown[]): string[] {
   return [...found];
 }
 
-/** Whether an approval gates a run's first step: it requires approval, or it is an approval. */
-export const approvalGatesFirstStep = (steps: { type: string; requiresApproval: boolean }[]): boolean =>
-  steps.length > 0 && (steps[0].requiresApproval || steps[0].type === 'approval');
+/**
+ * Whether an approval gates a run's first step: it requires approval, or it is an approval, and
+ * not one its starter may give themselves (`allow_self_approval`): that is no second person.
+ */
+export const approvalGatesFirstStep = (
+  steps: { type: string; requiresApproval: boolean; selfApproval?: boolean }[],
+): boolean => steps.length > 0 && (steps[0].requiresApproval || steps[0].type === 'approval') && !steps[0].selfApproval;

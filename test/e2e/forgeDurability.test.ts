@@ -32,7 +32,7 @@ test('killing the forge worker mid-action and restarting the API: the run still 
     name: 'durable',
     actions: [
       { name: 'slow-call', type: 'api-call', config: { url: `${target.url}/slow`, timeout_seconds: 20 } },
-      { name: 'gate', type: 'approval' },
+      { name: 'gate', type: 'approval', approvers: { allow_self_approval: true } },
       { name: 'finish', type: 'script', config: { script: 'echo finished' } },
     ],
   });

@@ -12,8 +12,9 @@ const { call, createMold, startRun, storeRunWithoutWorkflow, logMessages, waitFo
   forge;
 let api: TestApi;
 let writer: string;
+let approver: string;
 let writerTenantId: string;
-beforeAll(() => ({ api, writer, writerTenantId } = forge.suite));
+beforeAll(() => ({ api, writer, approver, writerTenantId } = forge.suite));
 
 describe('decisions', () => {
   test('approve by signal resumes a waiting run; a run keeps the mold version it started with', async () => {
@@ -31,20 +32,20 @@ describe('decisions', () => {
         { name: 'say', type: 'script', config: { script: 'echo changed' } },
       ],
     });
-    const approved = await call(writer, 'POST', `/forge/runs/${late.id}/approve`, { comment: 'ship it' });
+    const approved = await call(approver, 'POST', `/forge/runs/${late.id}/approve`, { comment: 'ship it' });
     expect(approved.status).toBe(200);
     const done = await waitForStatus(late.id, ['completed', 'failed']);
     expect(done.status).toBe('completed');
     expect(done.mold_version).toBe(1);
     expect(done.decisions).toEqual([
-      expect.objectContaining({ decision: 'approve', actor: 'dev@forge.test', comment: 'ship it' }),
+      expect.objectContaining({ decision: 'approve', actor: 'approver@forge.test', comment: 'ship it' }),
     ]);
     const messages = (await call(writer, 'GET', `/forge/runs/${late.id}/logs`)).body.lines.map(
       (l: { message: string }) => l.message,
     );
     expect(messages).toContain('original');
-    expect(messages).toContain('approved by dev@forge.test: ship it');
-    const again = await call(writer, 'POST', `/forge/runs/${late.id}/approve`);
+    expect(messages).toContain('approved by approver@forge.test: ship it');
+    const again = await call(approver, 'POST', `/forge/runs/${late.id}/approve`);
     expect(again.status).toBe(409);
     expect(again.body.error.message).toBe('Cannot approve a run that is completed');
   }, 60_000);
@@ -56,12 +57,14 @@ describe('decisions', () => {
     });
     const started = await startRun(mold.slug);
     await waitForStatus(started.id, ['awaiting_approval']);
-    expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`, { unknown: 1 })).status).toBe(400);
-    expect((await call(writer, 'POST', `/forge/runs/${started.id}/reject`, { comment: 'not today' })).status).toBe(200);
+    expect((await call(approver, 'POST', `/forge/runs/${started.id}/approve`, { unknown: 1 })).status).toBe(400);
+    expect((await call(approver, 'POST', `/forge/runs/${started.id}/reject`, { comment: 'not today' })).status).toBe(
+      200,
+    );
     const done = await waitForStatus(started.id, ['failed', 'completed']);
-    expect(done).toEqual(expect.objectContaining({ status: 'failed', error: 'rejected by dev@forge.test' }));
+    expect(done).toEqual(expect.objectContaining({ status: 'failed', error: 'rejected by approver@forge.test' }));
     expect(done.steps[0]).toEqual(expect.objectContaining({ status: 'failed', error: 'rejected' }));
-    expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(409);
+    expect((await call(approver, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(409);
   }, 60_000);
 
   test('cancel by signal kills a running script (its processes on the host are gone within seconds) and ends the run cancelled, the comment in the log', async () => {
@@ -113,7 +116,7 @@ describe('decisions', () => {
   test('two concurrent approves of the waiting step: exactly one 200 and one 409 naming the status; the next step takes its own approve', async () => {
     const started = await startRun((await twoGates()).slug);
     await waitForGate(started.id, 0);
-    const replies = await Promise.all([1, 2].map(() => call(writer, 'POST', `/forge/runs/${started.id}/approve`)));
+    const replies = await Promise.all([1, 2].map(() => call(approver, 'POST', `/forge/runs/${started.id}/approve`)));
     expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
     const refused = replies.find((r) => r.status === 409)!.body.error;
     expect(refused.message).toMatch(/^Cannot approve a run that is (awaiting_approval|running)/);
@@ -122,7 +125,7 @@ describe('decisions', () => {
     ]);
 
     await waitForGate(started.id, 1);
-    expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(200);
+    expect((await call(approver, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(200);
     const done = await waitForStatus(started.id, ['completed', 'failed', 'cancelled']);
     expect(done.status).toBe('completed');
     expect(
@@ -137,12 +140,12 @@ describe('decisions', () => {
     const started = await startRun((await twoGates()).slug);
     await waitForGate(started.id, 0);
     const [approve, reject] = await Promise.all(
-      ['approve', 'reject'].map((d) => call(writer, 'POST', `/forge/runs/${started.id}/${d}`)),
+      ['approve', 'reject'].map((d) => call(approver, 'POST', `/forge/runs/${started.id}/${d}`)),
     );
     expect([approve.status, reject.status].sort()).toEqual([200, 409]);
     if (approve.status === 200) {
       await waitForGate(started.id, 1);
-      expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(200);
+      expect((await call(approver, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(200);
     }
     const done = await waitForStatus(started.id, ['completed', 'failed', 'cancelled']);
     expect(done.status).toBe(approve.status === 200 ? 'completed' : 'failed');
@@ -152,7 +155,7 @@ describe('decisions', () => {
   test('reject of a completed run is a 409 naming its status', async () => {
     const mold = await createMold({ actions: [{ name: 'say', type: 'script', config: { script: 'echo hi' } }] });
     const done = await waitForStatus((await startRun(mold.slug)).id, ['completed', 'failed']);
-    const res = await call(writer, 'POST', `/forge/runs/${done.id}/reject`);
+    const res = await call(approver, 'POST', `/forge/runs/${done.id}/reject`);
     expect(res.status).toBe(409);
     expect(res.body.error).toEqual(
       expect.objectContaining({
@@ -166,10 +169,10 @@ describe('decisions', () => {
   test('starts and decisions are audited in /admin/activity, a refused decision as a failure with its reason', async () => {
     const started = await startRun((await twoGates()).slug);
     await waitForGate(started.id, 0);
-    await call(writer, 'POST', `/forge/runs/${started.id}/approve`, { comment: 'fine' });
+    await call(approver, 'POST', `/forge/runs/${started.id}/approve`, { comment: 'fine' });
     await call(writer, 'POST', `/forge/runs/${started.id}/cancel`);
     await waitForStatus(started.id, ['cancelled']);
-    expect((await call(writer, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(409);
+    expect((await call(approver, 'POST', `/forge/runs/${started.id}/approve`)).status).toBe(409);
     const { items } = (await call(writer, 'GET', '/admin/activity?limit=100')).body;
     const ofRun = items.filter(
       (i: { targetType: string; targetId: string }) => i.targetType === 'run' && i.targetId === started.id,
@@ -182,9 +185,9 @@ describe('decisions', () => {
         i.errorMessage,
       ]),
     ).toEqual([
-      ['forge.run.approve', 'dev@forge.test', 'failure', 'Cannot approve a run that is cancelled'],
+      ['forge.run.approve', 'approver@forge.test', 'failure', 'Cannot approve a run that is cancelled'],
       ['forge.run.cancel', 'dev@forge.test', 'success', null],
-      ['forge.run.approve', 'dev@forge.test', 'success', null],
+      ['forge.run.approve', 'approver@forge.test', 'success', null],
       ['forge.run.started', 'dev@forge.test', 'success', null],
     ]);
   }, 60_000);

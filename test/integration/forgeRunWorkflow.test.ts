@@ -172,12 +172,13 @@ const action = (position: number, config: Record<string, unknown> = {}): RunStep
   config: { ...ACTION_CONFIG_DEFAULTS['api-call'], timeout_seconds: 5, ...config },
   requiresApproval: false,
 });
-const approval = (position: number): RunStepSpec => ({
+const approval = (position: number, approvalTimeout?: string): RunStepSpec => ({
   position,
   name: `approve-${position}`,
   type: 'approval',
   config: {},
   requiresApproval: false,
+  ...(approvalTimeout && { approvalTimeout }),
 });
 
 /** As the API's defaults, but for the recheck: a waiting run is woken by the signal in these tests. */
@@ -547,6 +548,81 @@ test('a run of version 4 carries no parameters in its history: its actions read 
   expect(actionInput).not.toHaveProperty('parameters');
 });
 
+describe('approval timeouts (version 5)', () => {
+  test('an approval undecided when its timeout passes fails the step and the run with the reason; later steps are skipped and no action runs', async () => {
+    const { input, rec } = runOf([approval(0, '1 second'), action(1)]);
+    const handle = await start(input);
+    await handle.result();
+
+    expect(stepsAt(rec, 0).map((s) => s.status)).toEqual(['awaiting_approval', 'failed']);
+    expect(stepsAt(rec, 0).at(-1)).toEqual({ position: 0, status: 'failed', error: 'not approved within 1 second' });
+    expect(rec.openSteps).toEqual([{ fromPosition: 1, status: 'skipped' }]);
+    expect(rec.runs.at(-1)).toEqual({
+      status: 'failed',
+      error: 'step "approve-0" was not approved within 1 second',
+      answer: 'written',
+    });
+    expect(rec.logs).toEqual([{ position: 0, level: 'warn', message: 'approve-0: not approved within 1 second' }]);
+    expect(rec.actions).toEqual([]);
+    const { events } = await handle.fetchHistory();
+    expect(events!.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
+  });
+
+  test('an approval decided before its timeout resumes the run as without one', async () => {
+    const { input, rec } = runOf([approval(0, '1 hour'), action(1)]);
+    const handle = await start(input);
+    await waitFor('the approval step waiting', () => stepsAt(rec, 0).some((s) => s.status === 'awaiting_approval'));
+    await handle.signal(approveSignal, { actor: 'alice', position: 0 });
+    await handle.result();
+    expect(runStatuses(rec).at(-1)).toBe('completed');
+    expect(rec.actions).toEqual([{ position: 1, attempt: 1 }]);
+  });
+
+  test('a run of version 4 ignores an approval timeout (none of its runs had one): it waits for the decision', async () => {
+    const { input, rec } = runOf([approval(0, '1 second'), action(1)]);
+    input.version = 4;
+    const handle = await start(input);
+    await waitFor('the approval step waiting', () => stepsAt(rec, 0).some((s) => s.status === 'awaiting_approval'));
+    await handle.signal(approveSignal, { actor: 'alice', position: 0 });
+    await handle.result();
+    expect(runStatuses(rec).at(-1)).toBe('completed');
+    const { events } = await handle.fetchHistory();
+    expect(events!.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
+  });
+
+  test('the timer survives its worker: stopped while the run waits, the timeout passes with no worker, and a new worker ends the run failed', async () => {
+    const queue = `${taskQueue}-restart`;
+    const first = await startStubWorker({ taskQueue: queue, activities: stubs });
+    const { input, rec } = runOf([approval(0, '3 seconds'), action(1)]);
+    const handle = await first.client.workflow.start<typeof forgeRun>('forgeRun', {
+      taskQueue: queue,
+      workflowId: forgeWorkflowId(input.runId),
+      args: [input],
+    });
+    await waitFor('the approval step waiting', () => stepsAt(rec, 0).some((s) => s.status === 'awaiting_approval'));
+    await first.close();
+    // Past the timeout with no worker polling: the timer is the server's, and fires regardless.
+    await until('the timer to fire on the server', 15, async () => {
+      const { events } = await client.workflow.getHandle(handle.workflowId).fetchHistory();
+      return events!.some((e) => e.timerFiredEventAttributes) ? true : undefined;
+    });
+    expect(runStatuses(rec)).not.toContain('failed');
+
+    const second = await startStubWorker({ taskQueue: queue, activities: stubs });
+    try {
+      await client.workflow.getHandle(handle.workflowId).result();
+    } finally {
+      await second.close();
+    }
+    expect(rec.runs.at(-1)).toEqual({
+      status: 'failed',
+      error: 'step "approve-0" was not approved within 3 seconds',
+      answer: 'written',
+    });
+    expect(rec.actions).toEqual([]);
+  });
+});
+
 // Each history was recorded from that code (two api-call steps, plain payloads); a replay fails
 // on any command the current code would issue differently at that point of the history.
 const replay = async (fixture: string) =>
@@ -570,4 +646,8 @@ test('a run of version 3 (it names its version in its input, and its history has
 
 test('a run of version 4 (it waited once for its run slot, then took an action slot per step) replays without a determinism error', async () => {
   await replay('forgeRun-v4.history.bin');
+});
+
+test('a run of version 5 (an approval decided in time, then one whose timeout fired) replays without a determinism error', async () => {
+  await replay('forgeRun-v5.history.bin');
 });

@@ -32,6 +32,9 @@ class Valve {
   }
 }
 
+/** The writer starts and decides: the gate lets the starter approve (forgeApprovals.test.ts covers who may). */
+const SELF_APPROVED_GATE = { name: 'gate', type: 'approval', approvers: { allow_self_approval: true } };
+
 const starts = new Valve();
 const signals = new Valve();
 const valves: WorkflowClientInterceptor = {
@@ -86,7 +89,7 @@ test('more run starts than the pool has connections wait on Temporal at once, ho
 }, 60_000);
 
 test('a decision waits on Temporal holding no connection; it is answered once the signal is sent', async () => {
-  const started = await startRun((await createMold({ actions: [{ name: 'gate', type: 'approval' }] })).slug);
+  const started = await startRun((await createMold({ actions: [SELF_APPROVED_GATE] })).slug);
   await waitForGate(started.id, 0);
   signals.hold();
   const approving = call(writer, 'POST', `/forge/runs/${started.id}/approve`);
@@ -112,7 +115,7 @@ test('a workflow that cannot be started: 503, and the run is failed with the rea
 }, 60_000);
 
 test('a decision whose signal cannot be sent is withdrawn: 503, nothing recorded, and the step still takes a decision', async () => {
-  const started = await startRun((await createMold({ actions: [{ name: 'gate', type: 'approval' }] })).slug);
+  const started = await startRun((await createMold({ actions: [SELF_APPROVED_GATE] })).slug);
   await waitForGate(started.id, 0);
   signals.failing = true;
   const refused = await call(writer, 'POST', `/forge/runs/${started.id}/cancel`);

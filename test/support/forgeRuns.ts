@@ -52,13 +52,16 @@ export interface ForgeSuite {
   run: string;
   writer: string;
   writerTenantId: string;
+  /** An editor of the writer's tenant who decides on the writer's runs (a starter may not approve its own). */
+  approver: string;
   viewer: string;
 }
 
 /**
  * Registers the hooks of a forge endpoint suite: real forge workers in this process, the API on
  * a socket (`startApi`, so every response is checked against its declared schema), and session
- * tokens of an admin (`dev@forge.test`) and a viewer of one fresh tenant. `api` lets a suite
+ * tokens of an admin (`dev@forge.test`), an editor who approves (`approver@forge.test`) and a viewer of
+ * one fresh tenant. `api` lets a suite
  * give the API its own deps (a Temporal client that stalls, for one).
  */
 export function useForgeSuite(options: { deps?: () => Promise<AppDeps> } = {}) {
@@ -72,6 +75,9 @@ export function useForgeSuite(options: { deps?: () => Promise<AppDeps> } = {}) {
       email: 'dev@forge.test',
       roles: ['admin'],
     }));
+    suite.approver = (
+      await sessionToken({ tenant: `forge-${suite.run}`, email: 'approver@forge.test', roles: ['editor'] })
+    ).token;
     suite.viewer = (
       await sessionToken({ tenant: `forge-${suite.run}`, email: 'reader@forge.test', roles: ['viewer'] })
     ).token;

@@ -45,6 +45,22 @@ describe('decisionConflict', () => {
     }
   });
 
+  test('a step whose rule wants two approvals takes a second approve from another user, not from the same one; a reject by another still counts', () => {
+    const state = waiting([{ decision: 'approve', step_position: 1, actor: 'ann', approver_user_id: 'u-ann' }]);
+    expect(decisionConflict('approve', state, { userId: 'u-bob', required: 2 })).toBeNull();
+    expect(decisionConflict('reject', state, { userId: 'u-bob', required: 2 })).toBeNull();
+    expect(decisionConflict('approve', state, { userId: 'u-ann', required: 2 })).toBe(
+      'Cannot approve a run that is awaiting_approval: step 1 was already approved by ann; an approver counts once',
+    );
+    const both = waiting([
+      { decision: 'approve', step_position: 1, actor: 'ann', approver_user_id: 'u-ann' },
+      { decision: 'approve', step_position: 1, actor: 'bob', approver_user_id: 'u-bob' },
+    ]);
+    expect(decisionConflict('approve', both, { userId: 'u-cy', required: 2 })).toBe(
+      'Cannot approve a run that is awaiting_approval: step 1 was already approved by ann, bob',
+    );
+  });
+
   test('approve and reject need the awaiting_approval status and a step waiting; cancel needs an unfinished run', () => {
     expect(decisionConflict('reject', { status: 'completed', awaitingPosition: null, decisions: [] })).toBe(
       'Cannot reject a run that is completed',
