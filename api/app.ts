@@ -13,6 +13,7 @@ import { buildApiRouter } from './http/router';
 import { referenceAssets, withApiReference } from './openapi/routes';
 import { apiRoutes } from './routes';
 import { temporalCodecCors } from './temporalCodec/cors';
+import { temporalCodecSignInCookie } from './temporalCodec/signIn';
 
 /**
  * Builds the Koa app: middleware, then every route of `routes` (plus the OpenAPI document and
@@ -38,6 +39,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(errorHandler());
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
+  app.use(temporalCodecSignInCookie(deps.config));
   app.use(
     jsonBody(
       deps.config.bodyLimitBytes,
