@@ -33,7 +33,10 @@ export const payloadsSchema = {
 export const codecQuerySchema = {
   type: 'object',
   properties: {
-    preserveStorageRefs: { type: 'boolean', description: 'Sent by the Temporal UI; no payload here is a storage reference' },
+    preserveStorageRefs: {
+      type: 'boolean',
+      description: 'Sent by the Temporal UI; no payload here is a storage reference',
+    },
   },
   additionalProperties: false,
 } as const;

@@ -56,8 +56,7 @@ const signedInPage = (email: string, until: Date, uiUrl: string) => `<!doctype h
 </body>
 </html>`;
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export const temporalCodecSignInRoute = defineRoute({
   method: 'GET',
@@ -69,7 +68,9 @@ export const temporalCodecSignInRoute = defineRoute({
   query: {
     type: 'object',
     required: ['token'],
-    properties: { token: { type: 'string', minLength: 1, maxLength: 4096, description: 'The sign-in token of the link' } },
+    properties: {
+      token: { type: 'string', minLength: 1, maxLength: 4096, description: 'The sign-in token of the link' },
+    },
     additionalProperties: false,
   },
   responses: {

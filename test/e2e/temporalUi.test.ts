@@ -95,7 +95,9 @@ beforeAll(async () => {
     slug: `codec-ui-${run}`,
     name: 'Read in the Temporal UI',
     parameters: [{ name: 'service', type: 'string', required: true }],
-    actions: [{ name: 'announce', type: 'api-call', config: { url: `${targetUrl}/deploy/\${{ parameters.service }}` } }],
+    actions: [
+      { name: 'announce', type: 'api-call', config: { url: `${targetUrl}/deploy/\${{ parameters.service }}` } },
+    ],
   });
   expect(mold.status).toBe(201);
   const started = await callApi(api, tenantAdmin, 'POST', '/forge/runs', {
@@ -251,6 +253,7 @@ test('the sign-in token works on the codec calls only: another route ignores the
   expect((await decode({ authorization: `Bearer ${token}` })).status).toBe(401);
   expect((await callApi(api, token, 'GET', '/me')).status).toBe(401);
   // And a session token is no sign-in token: the sign-in route refuses an operator's.
-  const session = (await sessionToken({ tenant: testConfig().platformTenant, email: `ops-${run}@platform.test` })).token;
+  const session = (await sessionToken({ tenant: testConfig().platformTenant, email: `ops-${run}@platform.test` }))
+    .token;
   expect((await fetch(`${api.url}/api/v1/temporal-codec/sign-in?token=${session}`)).status).toBe(401);
 });
