@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa';
 import { recordRefusal, RefusedAction } from '../../core/audit/store';
 import type { Identity } from '../auth/authenticate';
-import { authorize, unauthorized } from '../auth/authenticate';
+import { authorize } from '../auth/authenticate';
+import { invalid } from '../../core/errors';
 import { createSessionVerifier, type SessionVerifier } from '../../core/auth/sessionTokens';
 import { CODEC_SIGN_IN_COOKIE, codecSignInAudience } from '../../core/auth/codecSignIn';
 import type { Config } from '../../core/config';
@@ -75,12 +76,16 @@ export const temporalCodecSignInRoute = defineRoute({
   },
   responses: {
     200: { description: 'Signed in: an HTML page linking to the Temporal UI', contentType: 'text/html' },
-    401: { description: 'The token is not a sign-in token, or it has expired' },
+    400: { description: 'The token is not a sign-in token (a forged one, a session token), or it has expired' },
     403: { description: 'The token names someone who is not a platform operator' },
   },
   handler: async ({ query, deps, ctx }) => {
     const identity = await signInIdentity(deps.config, query.token);
-    if (identity?.kind !== 'user') throw unauthorized();
+    // A public route, whose only input is the link: a bad link is a bad request.
+    if (identity?.kind !== 'user')
+      throw invalid('This link does not sign in: it has expired, or it is no sign-in link', [
+        { field: 'query.token', message: 'not a valid sign-in token' },
+      ]);
     const principal = await withTenant(deps.db, identity.tenantId, (trx) =>
       deps.authenticator.principal(trx, identity),
     );

@@ -252,8 +252,8 @@ test('the sign-in token works on the codec calls only: another route ignores the
   // Nor is its token a session token, on the codec itself or anywhere else.
   expect((await decode({ authorization: `Bearer ${token}` })).status).toBe(401);
   expect((await callApi(api, token, 'GET', '/me')).status).toBe(401);
-  // And a session token is no sign-in token: the sign-in route refuses an operator's.
+  // And a session token is no sign-in link: the sign-in route refuses an operator's as a bad link.
   const session = (await sessionToken({ tenant: testConfig().platformTenant, email: `ops-${run}@platform.test` }))
     .token;
-  expect((await fetch(`${api.url}/api/v1/temporal-codec/sign-in?token=${session}`)).status).toBe(401);
+  expect((await fetch(`${api.url}/api/v1/temporal-codec/sign-in?token=${session}`)).status).toBe(400);
 });

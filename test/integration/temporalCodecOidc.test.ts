@@ -68,6 +68,6 @@ test("operator-login's link, signed with the dev key, does not sign in where the
     audience: codecSignInAudience(config),
   });
   const res = await fetch(`${api.url}/api/v1/temporal-codec/sign-in?token=${token}`);
-  expect(res.status).toBe(401);
+  expect(res.status).toBe(400);
   expect(res.headers.get('set-cookie')).toBeNull();
 });
