@@ -48,6 +48,8 @@ export function temporalCodecSignInCookie(config: Config): Middleware {
   };
 }
 
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 const signedInPage = (email: string, until: Date, uiUrl: string) => `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Shipyard: Temporal UI sign-in</title></head>
@@ -56,8 +58,6 @@ const signedInPage = (email: string, until: Date, uiUrl: string) => `<!doctype h
   <p><a href="${escapeHtml(uiUrl)}">Open the Temporal UI</a></p>
 </body>
 </html>`;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export const temporalCodecSignInRoute = defineRoute({
   method: 'GET',
