@@ -14,6 +14,7 @@ import { buildApiRouter } from './http/router';
 import { referenceAssets, withApiReference } from './openapi/routes';
 import { apiRoutes } from './routes';
 import { temporalCodecCors } from './temporalCodec/cors';
+import { temporalCodecSignInCookie } from './temporalCodec/signIn';
 
 /**
  * Builds the Koa app: middleware, then every route of `routes` (plus the OpenAPI document and
@@ -39,6 +40,7 @@ export function buildApp(deps: AppDeps, routes: RouteDefinition[] = apiRoutes): 
   app.use(errorHandler());
   app.use(operatorEndpoints(operators));
   app.use(temporalCodecCors(deps.config.temporal.uiUrl));
+  app.use(temporalCodecSignInCookie(deps.config));
   app.use(
     jsonBody(deps.config.bodyLimitBytes, deps.config.inputLimits, {
       ...agentPushBudgets(deps.config.agents, deps.config.operations),

@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { shipyardSearchAttributes, type WorkflowKind } from './searchAttributes';
+import { SCHEDULED_KEY, shipyardSearchAttributes, workflowId, type WorkflowKind } from './searchAttributes';
 import { TASK_QUEUES, type WorkerPool } from './taskQueues';
 
 /** A recurring workflow of a worker pool: what it starts, on which queue, how often. */
@@ -25,7 +25,7 @@ export async function ensureSchedule(client: Client, recurring: RecurringWorkflo
   const action = {
     type: 'startWorkflow' as const,
     workflowType: recurring.workflowType,
-    workflowId: recurring.scheduleId,
+    workflowId: workflowId(recurring.kind, SCHEDULED_KEY),
     taskQueue: TASK_QUEUES[recurring.pool],
     args: recurring.args,
     typedSearchAttributes: shipyardSearchAttributes({ kind: recurring.kind }),

@@ -1,7 +1,8 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { UUID } from './ids';
 
-// What an operator filters workflows by in the Temporal Web UI (see the README). Temporal indexes search attributes, so they bypass the payload codec and are
+// What an operator filters workflows by in the Temporal Web UI, and sees as columns of its
+// workflow list once added there (docs/temporal-ui.md). Temporal indexes search attributes, so they bypass the payload codec and are
 // stored and shown in the clear: only opaque ids go here (a tenant's and a mold's uuid) and the
 // kind, never a name, slug, email or anything else a tenant wrote. Readable details go in the
 // memo, which the codec encrypts.
@@ -60,4 +61,20 @@ export function shipyardSearchAttributes(of: {
     pairs.push({ key, value });
   }
   return pairs;
+}
+
+/** The key of a workflow of which a namespace runs one at a time (a backup, a reindex). */
+export const SINGLETON_KEY = 'singleton';
+/** The key of a schedule's runs; Temporal appends each run's start time to the id. */
+export const SCHEDULED_KEY = 'scheduled';
+
+/**
+ * A workflow's id, one scheme for every kind (docs/temporal-ui.md): `<kind>-<key>`, its
+ * ShipyardKind, then the uuid of what it is about (a run's, a tenant's), or SINGLETON_KEY or
+ * SCHEDULED_KEY. Ids are shown and stored in the clear: a key is never a name.
+ */
+export function workflowId(kind: WorkflowKind, key: string): string {
+  if (!UUID.test(key) && key !== SINGLETON_KEY && key !== SCHEDULED_KEY)
+    throw new Error(`a workflow id's key is a uuid, "${SINGLETON_KEY}" or "${SCHEDULED_KEY}", never other data`);
+  return `${kind}-${key}`;
 }

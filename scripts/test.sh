@@ -9,6 +9,7 @@ cd "$ROOT"
 
 ensure_node_modules
 bash scripts/services up
+ensure_chromium
 say "type check, lint and format check…"
 node_modules/.bin/tsc --noEmit
 node_modules/.bin/eslint .

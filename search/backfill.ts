@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { SINGLETON_KEY, workflowId } from '../core/searchAttributes';
 import type { SearchEngine } from './client';
 import type { OutboxCollection } from './collections';
 import { INDEX_WRITER_LOCK, writeToIndex, type OnRefused } from './bulk';
@@ -27,7 +28,7 @@ const SOURCES: Record<BackfillCollection, OutboxCollection | null> = {
 };
 
 /** One backfill at a time: a fixed workflow id, so a second start while one runs is refused. */
-export const BACKFILL_WORKFLOW_ID = 'search-backfill';
+export const BACKFILL_WORKFLOW_ID = workflowId('search-backfill', SINGLETON_KEY);
 export const BACKFILL_PROGRESS_QUERY = 'progress';
 export const BACKFILL_BATCH_SIZE = 1_000;
 

@@ -15,6 +15,7 @@ import {
   type RepositoryRow,
 } from '../core/repositories/store';
 import { SourceHostClient, SourceHostError, type SourceHostFile } from '../core/sourceHost/client';
+import { workflowId } from '../core/searchAttributes';
 import { withTenant } from '../db/tenancy';
 import type { SearchEngine } from './client';
 import { INDEX_WRITER_LOCK, writeToIndex, type IndexChange, type OnRefused, type RefusedDocument } from './bulk';
@@ -67,7 +68,7 @@ export interface PushCrawlInput {
 export type PushCrawlWorkflow = (input: PushCrawlInput) => Promise<{ crawled: number }>;
 export const REPOSITORY_PUSHED_SIGNAL = 'repository-pushed';
 export type RepositoryPushedSignal = typeof REPOSITORY_PUSHED_SIGNAL;
-export const pushCrawlWorkflowId = (tenantId: string) => `search-crawl-pushes-${tenantId}`;
+export const pushCrawlWorkflowId = (tenantId: string) => workflowId('search-crawl-pushes', tenantId);
 
 export interface CrawlDeps {
   db: Knex;

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client as TemporalClient } f
 import type { Knex } from 'knex';
 import type { Config } from '../core/config';
 import type { RecurringWorkflow } from '../core/schedules';
-import { shipyardSearchAttributes } from '../core/searchAttributes';
+import { shipyardSearchAttributes, workflowId } from '../core/searchAttributes';
 import { resetForRecrawl } from '../core/repositories/store';
 import { TASK_QUEUES } from '../core/taskQueues';
 import {
@@ -55,7 +55,7 @@ export interface RecrawlAccepted {
  * One workflow id per tenant: Temporal runs at most one workflow per id at a time, so a tenant
  * has at most one recrawl running however often it asks, and a later one reuses the id.
  */
-export const recrawlOperationId = (tenantId: string) => `recrawl-${tenantId}`;
+export const recrawlOperationId = (tenantId: string) => workflowId('search-crawl', tenantId);
 
 /**
  * POST /admin/recrawl, the spec's steps in order: the reset (documents not indexed, repositories

@@ -1,7 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { WorkflowExecutionAlreadyStartedError, type Client as TemporalClient } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { shipyardSearchAttributes } from '../core/searchAttributes';
+import { shipyardSearchAttributes, SINGLETON_KEY, workflowId } from '../core/searchAttributes';
 import { TASK_QUEUES } from '../core/taskQueues';
 import type { SearchEngine } from './client';
 import { OUTBOX_COLLECTIONS, SEARCH_COLLECTIONS, type SearchCollection } from './collections';
@@ -15,7 +15,7 @@ import { aliasOf, ensureIndices, versionedIndexOf } from './indices';
 // workflow on the search pool (workflows/searchReindex.ts) runs it, one collection per activity;
 // each search worker start asks for it when a collection is behind (one at a time: a fixed id).
 
-export const REINDEX_WORKFLOW_ID = 'search-reindex';
+export const REINDEX_WORKFLOW_ID = workflowId('search-reindex', SINGLETON_KEY);
 const FILL_BATCH = 1_000;
 
 /** The contract the search workers start the workflow by. */

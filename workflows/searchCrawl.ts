@@ -1,3 +1,4 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   continueAsNew,
   defineSignal,
@@ -7,7 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SearchActivities } from '../activities/search';
-import { shipyardSearchAttributes } from '../core/searchAttributes';
+import { shipyardSearchAttributes, workflowId } from '../core/searchAttributes';
 import type {
   CrawlInput,
   CrawlResult,
@@ -68,10 +69,14 @@ export async function searchCrawl({ tenantId }: CrawlInput): Promise<CrawlResult
 export async function crawlTick(): Promise<{ tenants: number }> {
   const tenants = await tenantsToCrawl();
   for (const tenantId of tenants) {
+    // The id of the tenant's recrawl too: while one runs, it crawls what is due, and the tick
+    // goes on to the next tenant.
     await executeChild(searchCrawl, {
-      workflowId: `${workflowInfo().workflowId}-${tenantId}`,
+      workflowId: workflowId('search-crawl', tenantId),
       args: [{ tenantId }],
       typedSearchAttributes: shipyardSearchAttributes({ kind: 'search-crawl', tenantId }),
+    }).catch((err: unknown) => {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     });
   }
   return { tenants: tenants.length };

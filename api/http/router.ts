@@ -100,7 +100,11 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
       if (access === 'public') {
         result = await run(undefined, undefined, undefined);
       } else {
-        const identity = await deps.authenticator.identify(ctx.get('authorization') || undefined, access, ctx.ip);
+        // A credential middleware of its own paths may have identified the caller already (the
+        // codec's sign-in cookie, api/temporalCodec/signIn.ts); else the Authorization header.
+        const identity =
+          ctx.state.identity ??
+          (await deps.authenticator.identify(ctx.get('authorization') || undefined, access, ctx.ip));
         ctx.state.tenantId = identity.tenantId;
         const release = await enterTenantShare(deps, identity.tenantId);
         try {

@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
+import type { Identity } from '../auth/authenticate';
 
 // What middleware puts on ctx.state, typed once for every handler.
 declare module 'koa' {
   interface DefaultState {
     requestId: string;
     log: Logger;
+    /** The caller, when a middleware of its own paths identified them (the codec's sign-in cookie). */
+    identity?: Identity;
     /** Set once the caller is authenticated; scopes the request's database transaction. */
     tenantId?: string;
     /** The template of the route that answered (`/api/v1/forge/runs/{runId}`), for the metrics. */

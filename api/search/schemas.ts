@@ -288,7 +288,7 @@ export const recrawlAcceptedSchema = {
     reset_repositories: { type: 'integer', description: 'Repositories made due now' },
     operation_id: {
       type: 'string',
-      pattern: '^recrawl-',
+      pattern: '^search-crawl-',
       description: "The crawl workflow id (Temporal UI): one per tenant, the running one's while it runs",
     },
     already_running: {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps';
-import { shipyardSearchAttributes } from '../../core/searchAttributes';
+import { shipyardSearchAttributes, workflowId } from '../../core/searchAttributes';
 import { TASK_QUEUES, WORKER_POOLS, type WorkerPool } from '../../core/taskQueues';
 import type { workerProbe } from '../../workflows/probe';
 import { poolUsage, probeDatabase } from './databaseChecks';
@@ -47,7 +47,7 @@ async function probePool(deps: AppDeps, pool: WorkerPool): Promise<PoolHealth> {
       deps.temporal.connection.withAbortSignal(signal, () =>
         deps.temporal.workflow.execute<typeof workerProbe>('workerProbe', {
           taskQueue,
-          workflowId: `worker-probe-${pool}-${randomUUID()}`,
+          workflowId: workflowId('worker-probe', randomUUID()),
           args: [pool],
           workflowExecutionTimeout: PROBE_TIMEOUT_MS,
           typedSearchAttributes: shipyardSearchAttributes({ kind: 'worker-probe' }),

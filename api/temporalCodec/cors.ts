@@ -1,8 +1,6 @@
 import type { Middleware } from 'koa';
 import { onlyWhen } from '../http/onlyWhen';
-import { API_PREFIX } from '../http/router';
-
-const CODEC_PATHS = `${API_PREFIX}/temporal-codec/`;
+import { CODEC_PATH } from './signIn';
 
 /**
  * Lets the Temporal Web UI, a page on another origin, call the codec endpoint from the browser:
@@ -25,5 +23,5 @@ export function temporalCodecCors(temporalUiUrl: string): Middleware {
     });
     ctx.status = 204;
   };
-  return onlyWhen((ctx) => ctx.path.startsWith(CODEC_PATHS) && ctx.get('origin') === uiOrigin, allowUi);
+  return onlyWhen((ctx) => ctx.path.startsWith(CODEC_PATH) && ctx.get('origin') === uiOrigin, allowUi);
 }

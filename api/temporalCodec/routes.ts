@@ -2,7 +2,8 @@ import type { Payload } from '@temporalio/common';
 import { SealedDataError } from '../../core/crypto/keyring';
 import { invalid } from '../../core/errors';
 import { defineRoute } from '../http/route';
-import { convertedPayloadsSchema, payloadsSchema, type JsonPayload } from './schemas';
+import { temporalCodecSignInRoute } from './signIn';
+import { codecQuerySchema, convertedPayloadsSchema, payloadsSchema, type JsonPayload } from './schemas';
 
 // The codec endpoint of Temporal's remote codec protocol, for the Web UI and the CLI
 // (`--codec-endpoint …/api/v1/temporal-codec`): it reads (and writes) any tenant's workflow
@@ -28,13 +29,14 @@ const DIRECTIONS = {
   decode: 'Decrypt workflow payloads; payloads that are not encrypted come back unchanged',
 } as const;
 
-export const temporalCodecRoutes = (Object.keys(DIRECTIONS) as (keyof typeof DIRECTIONS)[]).map((direction) =>
+const codecRoutes = (Object.keys(DIRECTIONS) as (keyof typeof DIRECTIONS)[]).map((direction) =>
   defineRoute({
     method: 'POST',
     path: `/temporal-codec/${direction}`,
     tag: 'Admin',
     access: 'operator',
     summary: DIRECTIONS[direction],
+    query: codecQuerySchema,
     body: payloadsSchema,
     responses: { 200: { description: 'The payloads, in order', schema: convertedPayloadsSchema } },
     handler: async ({ body, deps }) => {
@@ -56,3 +58,5 @@ export const temporalCodecRoutes = (Object.keys(DIRECTIONS) as (keyof typeof DIR
     },
   }),
 );
+
+export const temporalCodecRoutes = [...codecRoutes, temporalCodecSignInRoute];

@@ -26,6 +26,21 @@ export const payloadsSchema = {
   additionalProperties: false,
 } as const;
 
+/**
+ * What the Temporal UI adds to every call (from UI 2.5x): whether to leave external storage
+ * references as they are. Our payloads are never stored externally, so it changes nothing.
+ */
+export const codecQuerySchema = {
+  type: 'object',
+  properties: {
+    preserveStorageRefs: {
+      type: 'boolean',
+      description: 'Sent by the Temporal UI; no payload here is a storage reference',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 /** What the endpoint answers: every payload with both fields, as it serializes them. */
 export const convertedPayloadsSchema = {
   type: 'object',

@@ -39,8 +39,16 @@ async function devKeyPair(config: Config): Promise<{ privateKey: KeyLike; public
   };
 }
 
-export async function createSessionVerifier(config: Config): Promise<SessionVerifier> {
-  const { issuer, audience, jwksUrl, publicKeyPem, publicKeyAlg } = config.auth;
+/**
+ * Verifies session tokens with the configured key (an identity provider's, or the dev key).
+ * `audience`: another audience than sessions' (the codec sign-in's), whose tokens are then
+ * useless as session tokens and the other way round.
+ */
+export async function createSessionVerifier(
+  config: Config,
+  audience: string = config.auth.audience,
+): Promise<SessionVerifier> {
+  const { issuer, jwksUrl, publicKeyPem, publicKeyAlg } = config.auth;
   // A key the API generated itself is only for development: in production it would trust
   // whoever can read the data folder (or run the CLI) to mint a token for any tenant.
   if (config.production && !jwksUrl && !publicKeyPem) {
@@ -113,11 +121,12 @@ class VerifiedTokens {
   }
 }
 
-/** Signs a session token with the local dev key (the CLI's `token` command). */
+/** Signs a session token with the local dev key (the CLI's `token` command), for `audience`. */
 export async function signDevSessionToken(
   config: Config,
   claims: { subject: string; email: string; name: string; tenantId: string; groups: string[] },
   ttlSeconds: number,
+  audience: string = config.auth.audience,
 ): Promise<string> {
   const { privateKey } = await devKeyPair(config);
   // The CLI is the operator's own identity provider: it vouches for the email it is given.
@@ -131,7 +140,7 @@ export async function signDevSessionToken(
     .setProtectedHeader({ alg: DEV_ALGORITHM })
     .setSubject(claims.subject)
     .setIssuer(config.auth.issuer)
-    .setAudience(config.auth.audience)
+    .setAudience(audience)
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
     .sign(privateKey);

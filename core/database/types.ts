@@ -1,6 +1,8 @@
 // The database's own administration (GET /database/info, /database/connections, backups): what
 // the API, the backup workflow and its activities share.
 
+import { SINGLETON_KEY, workflowId } from '../searchAttributes';
+
 export const BACKUP_STATUSES = ['running', 'completed', 'failed'] as const;
 export type BackupStatus = (typeof BACKUP_STATUSES)[number];
 
@@ -36,7 +38,7 @@ export const BACKUP_FIELDS = [
 ] as const satisfies readonly (keyof DatabaseBackup)[];
 
 /** One backup at a time: a second start while one runs is refused (409). */
-export const DATABASE_BACKUP_WORKFLOW_ID = 'shipyard-database-backup';
+export const DATABASE_BACKUP_WORKFLOW_ID = workflowId('database-backup', SINGLETON_KEY);
 
 export interface DatabaseBackupInput {
   backup_id: string;

@@ -1,4 +1,5 @@
 import { SYNCED_TYPES, type IntegrationStatus, type IntegrationType, type SyncedType } from './types';
+import { workflowId } from '../searchAttributes';
 
 // Which integrations a sync may run for, and the order the schedule runs them in.
 
@@ -47,7 +48,7 @@ export const statusMessage = (reason: string) =>
  * One workflow id per integration (ShipyardKind `integration-sync`): Temporal runs at most one
  * workflow per id at a time, so an integration never has two syncs at once.
  */
-export const syncWorkflowId = (integrationId: string) => `integration-sync-${integrationId}`;
+export const syncWorkflowId = (integrationId: string) => workflowId('integration-sync', integrationId);
 
 /** Integrations one run of the schedule's tick goes through before it continues as new (its history stays small). */
 export const SYNC_TICK_PAGE = 200;

@@ -23,6 +23,8 @@ export interface DevTokenRequest {
   /** Role names (built-in or role bundle) to assign directly to the user. */
   roles?: string[];
   ttlSeconds?: number;
+  /** Default: session tokens'; the codec sign-in's for `operator-login`. */
+  audience?: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function issueDevToken(
       config,
       { subject, email: request.email, name, tenantId, groups: request.groups ?? [] },
       request.ttlSeconds ?? 3600,
+      request.audience,
     );
     return { token, tenantId, userId };
   } finally {

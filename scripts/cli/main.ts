@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config';
+import { apiUrlBesideTemporalUi, CODEC_SIGN_IN_MAX_SECONDS, codecSignInAudience } from '../../core/auth/codecSignIn';
 import { issueDevToken, UnknownTenantError } from './devToken';
 import { setForgeLimits } from './forgeLimits';
 import { mintDevLicenseKey } from './licenseKey';
@@ -49,9 +50,19 @@ const LICENSE_USAGE = `  shipyard license --edition <beta|standard|airgapped> --
         --issued    the issue date (default now); a Beta key's free period runs from it
         --type      selfhosted (default), saas or partner`;
 
+const OPERATOR_LOGIN_USAGE = `  shipyard operator-login --email <email> [--ttl 1h] [--api-url URL]
+      prints a link that signs a browser in to the codec endpoint as a platform operator (an admin
+      of the platform tenant, created when missing), so the Temporal UI shows workflow payloads
+      decoded; development only (dev signing key). See docs/temporal-ui.md
+        --email    the operator's email (their identity)
+        --ttl      how long the sign-in lasts: 90s, 30m, 1h (default), at most 12h
+        --api-url  the API as the browser reaches it (default: the API's PORT on the host of
+                   TEMPORAL_UI_URL, so the cookie is same-site with the UI)`;
+
 const USAGE = `usage:
   shipyard --help          this text
 ${TOKEN_USAGE}
+${OPERATOR_LOGIN_USAGE}
 ${SEED_USAGE}
 ${FORGE_LIMITS_USAGE}
 ${LICENSE_USAGE}`;
@@ -115,6 +126,28 @@ async function token(args: string[]): Promise<void> {
     ttlSeconds,
   });
   process.stdout.write(`${jwt}\n`);
+}
+
+async function operatorLogin(args: string[]): Promise<void> {
+  if (printedHelp(args, OPERATOR_LOGIN_USAGE)) return;
+  const { values } = parseArgs({
+    args,
+    options: { email: { type: 'string' }, ttl: { type: 'string', default: '1h' }, 'api-url': { type: 'string' } },
+  });
+  if (!values.email) throw new UsageError('--email is required');
+  const ttlSeconds = parseDuration(values.ttl);
+  if (ttlSeconds > CODEC_SIGN_IN_MAX_SECONDS) throw new UsageError(`--ttl must be at most 12h, got "${values.ttl}"`);
+  const config = loadConfig();
+  const { token: signInToken } = await issueDevToken(config, {
+    tenant: config.platformTenant,
+    email: values.email,
+    roles: ['admin'],
+    ttlSeconds,
+    audience: codecSignInAudience(config),
+  });
+  const link = new URL('/api/v1/temporal-codec/sign-in', values['api-url'] ?? apiUrlBesideTemporalUi(config));
+  link.searchParams.set('token', signInToken);
+  process.stdout.write(`${link.href}\n`);
 }
 
 /** A whole number of at least `min` (`name` is the option, for the message). */
@@ -213,6 +246,7 @@ async function license(args: string[]): Promise<void> {
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   token,
+  'operator-login': operatorLogin,
   seed,
   'forge-limits': forgeLimits,
   license,

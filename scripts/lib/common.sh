@@ -39,6 +39,11 @@ ensure_bubblewrap() {
   command -v bwrap >/dev/null || apt_install bubblewrap
 }
 
+# The Temporal UI test (test/e2e/temporalUi.test.ts) drives Debian's Chromium at this path.
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] || apt_install chromium
+}
+
 ensure_service_user() {
   is_root || return 0
   id "$SERVICE_USER" >/dev/null 2>&1 ||

@@ -19,6 +19,20 @@ TEMPORAL_ADDR="127.0.0.1:$SHIPYARD_TEMPORAL_PORT"
 # `default` serves `npm start`; tests run in their own namespace so a running dev stack's
 # workers never pick up test workflows.
 TEMPORAL_NAMESPACES=(default shipyard-test)
+# The Web UI: the standalone Temporal UI server (github.com/temporalio/ui-server, the same UI the
+# CLI embeds, same version), since the dev server's embedded UI takes a codec endpoint and nothing
+# else: it cannot be told to send the browser's credentials (`codec.includeCredentials`), which
+# the operator's codec sign-in cookie needs (docs/temporal-ui.md). Built once from the Go module
+# proxy; without a Go toolchain the embedded UI serves instead, and payloads stay encrypted in it
+# unless the browser's own Codec Server setting includes credentials.
+TEMPORAL_UI_VERSION="v2.54.1" # the UI of CLI 1.9.1
+TEMPORAL_UI_BIN="$TEMPORAL_BIN_DIR/temporal-ui-server-$TEMPORAL_UI_VERSION"
+TEMPORAL_UI_PID="$RUN_DIR/temporal-ui.pid"
+TEMPORAL_UI_LOG="$LOG_DIR/temporal-ui.log"
+TEMPORAL_UI_CONFIG_DIR="$SHIPYARD_DATA/temporal-ui"
+# The codec endpoint on the UI's host (127.0.0.1, as TEMPORAL_UI_URL's default): the sign-in
+# cookie is SameSite=Strict, and `localhost` is another site.
+TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:${PORT:-8080}/api/v1/temporal-codec"
 # The custom search attributes (all Keyword) an operator filters by in the Web UI: the names of
 # core/searchAttributes.ts, which test/unit/searchAttributes.test.ts keeps equal to this list
 # (and to docker-compose.yml's). Opaque ids and a kind only: they are indexed in the clear.
@@ -52,6 +66,46 @@ temporal_install() {
   fi
 }
 
+# Builds the UI server once; fails (returns 1) without a Go toolchain or when the build fails.
+temporal_ui_install() {
+  [ -x "$TEMPORAL_UI_BIN" ] && return 0
+  local go gobin
+  go="$(command -v go || echo /usr/local/go/bin/go)"
+  [ -x "$go" ] || return 1
+  say "building the Temporal UI server $TEMPORAL_UI_VERSION from the Go module proxy (once; a minute)…"
+  gobin="$(mktemp -d)"
+  if ! GOBIN="$gobin" "$go" install "github.com/temporalio/ui-server/v2/cmd/server@$TEMPORAL_UI_VERSION"; then
+    rm -rf "$gobin"
+    return 1
+  fi
+  mkdir -p "$TEMPORAL_BIN_DIR"
+  mv "$gobin/server" "$TEMPORAL_UI_BIN"
+  rmdir "$gobin"
+}
+
+# The UI server's configuration (its file `<dir>/development.yaml`: docs/temporal-ui.md names
+# the keys and their environment variables under docker). Arguments: the directory, the UI's
+# port, the Temporal frontend address, the codec endpoint.
+temporal_ui_write_config() {
+  mkdir -p "$1"
+  cat >"$1/development.yaml" <<YAML
+temporalGrpcAddress: $3
+host: 127.0.0.1
+port: $2
+enableUi: true
+defaultNamespace: default
+disableNewsFetch: true
+hideLogs: true
+cors:
+  # Plain http on a dev machine: the UI's CSRF cookie without the Secure flag.
+  cookieInsecure: true
+codec:
+  endpoint: $4
+  # The browser sends its cookies to the codec endpoint: the operator's sign-in.
+  includeCredentials: true
+YAML
+}
+
 temporal_answers() { "$TEMPORAL_BIN" operator cluster health --address "$TEMPORAL_ADDR" 2>/dev/null | grep -q SERVING; }
 temporal_ui_answers() { curl -fsS -o /dev/null "http://127.0.0.1:$SHIPYARD_TEMPORAL_UI_PORT/" 2>/dev/null; }
 
@@ -75,16 +129,33 @@ temporal_start() {
   # rather than at each commit, a dev server loses at most its last moments to a machine crash
   # (never to a server crash) and a workflow's steps stop waiting on the disk.
   ns_args+=(--sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal)
+  # The UI server beside it when it can be had, else the embedded UI (see TEMPORAL_UI_VERSION).
+  if temporal_ui_install; then
+    ns_args+=(--headless)
+  else
+    say "no Temporal UI server (no Go toolchain): the dev server's own UI serves, without the codec sign-in"
+    ns_args+=(--ui-port "$SHIPYARD_TEMPORAL_UI_PORT" --ui-codec-endpoint "$TEMPORAL_CODEC_ENDPOINT")
+  fi
   spawn_detached "$TEMPORAL_PID" "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 \
-    --port "$SHIPYARD_TEMPORAL_PORT" --ui-port "$SHIPYARD_TEMPORAL_UI_PORT" \
-    --ui-codec-endpoint "http://localhost:${PORT:-8080}/api/v1/temporal-codec" \
+    --port "$SHIPYARD_TEMPORAL_PORT" \
     --db-filename "$SHIPYARD_DATA/temporal/temporal.db" --log-level warn "${ns_args[@]}" \
     >"$TEMPORAL_LOG" 2>&1 </dev/null &
 }
 
+temporal_ui_start() {
+  [ -x "$TEMPORAL_UI_BIN" ] || return 0
+  is_pid_alive "$TEMPORAL_UI_PID" && return 0
+  temporal_ui_write_config "$TEMPORAL_UI_CONFIG_DIR" "$SHIPYARD_TEMPORAL_UI_PORT" "$TEMPORAL_ADDR" "$TEMPORAL_CODEC_ENDPOINT"
+  spawn_detached "$TEMPORAL_UI_PID" "$TEMPORAL_UI_BIN" --root "$TEMPORAL_UI_CONFIG_DIR" --config . \
+    --env development start >"$TEMPORAL_UI_LOG" 2>&1 </dev/null &
+}
+
 temporal_wait() {
   wait_until temporal 90 temporal_answers || { show_log_tail "$TEMPORAL_LOG"; die "temporal did not start"; }
-  wait_until temporal-ui 30 temporal_ui_answers || { show_log_tail "$TEMPORAL_LOG"; die "the temporal web UI did not start"; }
+  temporal_ui_start
+  local ui_log="$TEMPORAL_LOG"
+  [ -x "$TEMPORAL_UI_BIN" ] && ui_log="$TEMPORAL_UI_LOG"
+  wait_until temporal-ui 30 temporal_ui_answers || { show_log_tail "$ui_log"; die "the temporal web UI did not start"; }
 }
 
 # Registers the search attributes in each namespace given (default: TEMPORAL_NAMESPACES) of a
@@ -105,7 +176,10 @@ temporal_ensure_search_attributes() {
   done
 }
 
-temporal_stop() { stop_pidfile "$TEMPORAL_PID" temporal; }
+temporal_stop() {
+  stop_pidfile "$TEMPORAL_UI_PID" temporal-ui
+  stop_pidfile "$TEMPORAL_PID" temporal
+}
 
 temporal_status() {
   if [ -x "$TEMPORAL_BIN" ] && temporal_answers; then

@@ -224,7 +224,7 @@ describe('POST /admin/recrawl', () => {
       scope: 'tenant',
       reset_documents: 3,
       reset_repositories: 4,
-      operation_id: expect.stringMatching(/^recrawl-/),
+      operation_id: expect.stringMatching(/^search-crawl-/),
     });
     expect(reset.body).not.toHaveProperty('repositories');
     expect(reset.body).not.toHaveProperty('trigger_error');
@@ -299,7 +299,7 @@ describe('POST /admin/recrawl', () => {
         reset_documents: 2,
         reset_repositories: 1,
         trigger_error: expect.any(String),
-        operation_id: expect.stringMatching(/^recrawl-/),
+        operation_id: expect.stringMatching(/^search-crawl-/),
       });
       expect(res.body.message).not.toBe('Recrawl started');
     } finally {

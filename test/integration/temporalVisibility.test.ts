@@ -133,6 +133,8 @@ test("the retention schedule's action starts each prune with ShipyardKind = rete
     // Decoded from the server's answer, so the class, not the pairs a start takes.
     const attributes = schedule.action.typedSearchAttributes as TypedSearchAttributes;
     expect(attributes.get(SHIPYARD_KIND)).toBe('retention');
+    // Its runs' ids follow the scheme: `<kind>-scheduled-<start time>` (Temporal appends the time).
+    expect(schedule.action.workflowId).toBe('retention-scheduled');
     expect(attributes.getAll()).toHaveLength(1);
   } finally {
     // Left as found: this suite runs no platform worker for the prunes it would start.
