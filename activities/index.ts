@@ -8,6 +8,7 @@ import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
 import { createScorecardActivities } from './scorecards';
 import { createSearchActivities } from './search';
+import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps };
 
@@ -20,6 +21,7 @@ const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
     ...createNotificationActivities(deps),
     ...createDatabaseBackupActivities(deps),
     ...createScorecardActivities(deps),
+    ...createWebhookActivities(deps),
   }),
 };
 

@@ -13,6 +13,7 @@ import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { integrationRoutes } from './integrations/routes';
+import { webhookRoutes } from './integrations/webhookRoutes';
 import { agentRoutes } from './k8s/agentRoutes';
 import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
@@ -62,4 +63,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...governanceRoutes,
   ...securityRoutes,
   ...scorecardRoutes,
+  ...webhookRoutes,
 ];

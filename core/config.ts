@@ -139,6 +139,7 @@ export interface Config {
   admin: AdminConfig;
   backups: BackupConfig;
   scorecards: ScorecardsConfig;
+  webhooks: WebhooksConfig;
 }
 
 // Operations and GitOps (issue 38)
@@ -245,6 +246,37 @@ function scorecardsFrom(env: Env): ScorecardsConfig {
   };
 }
 // End of scorecards (issue 39)
+// Outbound webhooks (issue 40, helper webhooks): docs/webhooks.md, docs/limits.md
+export interface WebhooksConfig {
+  /** How long one delivery attempt may take (connect, send, answer) before it counts as a timeout. */
+  attemptTimeoutMs: number;
+  /** The first retry's delay; later ones double, with jitter, up to retryMaxDelayMs. */
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** No retry starts later than this after a delivery's first attempt. */
+  retryWindowMs: number;
+  /** Attempts in flight at once per webhook, and per tenant, on one worker process. */
+  inFlightPerWebhook: number;
+  inFlightPerTenant: number;
+  /** How long a delivery that found no free in-flight slot waits before asking again. */
+  busyWaitMs: number;
+  /** How often the dispatcher looks for events whose notification it missed. */
+  dispatchPollMs: number;
+}
+
+function webhooksFrom(env: Env): WebhooksConfig {
+  return {
+    attemptTimeoutMs: durationFrom(env, 'SHIPYARD_WEBHOOK_ATTEMPT_TIMEOUT', '10s'),
+    retryBaseDelayMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_BASE_DELAY', '10s'),
+    retryMaxDelayMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_MAX_DELAY', '1h'),
+    retryWindowMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_WINDOW', '24h'),
+    inFlightPerWebhook: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_WEBHOOK', 4),
+    inFlightPerTenant: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_TENANT', 16),
+    busyWaitMs: durationFrom(env, 'SHIPYARD_WEBHOOK_BUSY_WAIT', '1s'),
+    dispatchPollMs: durationFrom(env, 'SHIPYARD_WEBHOOK_DISPATCH_POLL', '5s'),
+  };
+}
+// End of outbound webhooks (issue 40)
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -427,5 +459,6 @@ export function loadConfig(env: Env = process.env): Config {
     admin: adminFrom(env),
     backups: backupsFrom(env, dataDir, systemUrl),
     scorecards: scorecardsFrom(env),
+    webhooks: webhooksFrom(env),
   };
 }

@@ -34,6 +34,7 @@ export const WORKFLOW_KINDS = [
   'scorecards',
   'scorecards-rescore-all',
   'initiative-deadlines',
+  'webhook-delivery',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

@@ -12,3 +12,4 @@ export { autoDisconnect } from './autoDisconnect';
 export { apiKeyExpiryNotices } from './apiKeyExpiry';
 export { databaseBackup } from './databaseBackup';
 export { scoreTenant, rescoreAllTenants, initiativeDeadlines } from './scorecards';
+export { webhookDelivery } from './webhookDelivery';
