@@ -62,7 +62,14 @@ touched as (
          where previous_id is null or p_gone_at is not null or p_entity_id is null or p_images is distinct from images)
   order by s.service_id
   on conflict (tenant_id, service_id) do update set last_activity_at = now()
-  returning id, service_id
+  returning id, service_id, name, type, source, created_at, (xmax = 0) as inserted
+),
+-- entity.created for the entities this push created (core/webhooks/events.ts), in this statement.
+created_events as (
+  insert into webhook_events (tenant_id, kind, data)
+  select app_current_tenant(), 'entity.created', jsonb_build_object('entity', jsonb_build_object(
+      'id', id, 'service_id', service_id, 'name', name, 'type', type, 'source', source, 'created_at', created_at))
+    from touched where inserted
 ),
 matched as (
   select id, service_id from touched

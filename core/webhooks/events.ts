@@ -14,3 +14,23 @@ export async function recordEvents(trx: Knex, tenantId: string, kind: EventKind,
   if (!data.length) return;
   await trx('webhook_events').insert(data.map((item) => ({ tenant_id: tenantId, kind, data: JSON.stringify(item) })));
 }
+
+const RUN_STATUS_EVENTS: Partial<Record<string, EventKind>> = {
+  completed: 'forge.run.completed',
+  failed: 'forge.run.failed',
+  awaiting_approval: 'forge.run.awaiting_approval',
+};
+
+/** After a forge run's status was written (same transaction): its event, when the status has one. */
+export async function recordRunStatusEvent(trx: Knex, runId: string, status: string): Promise<void> {
+  const kind = RUN_STATUS_EVENTS[status];
+  if (!kind) return;
+  await trx.raw(
+    `insert into webhook_events (tenant_id, kind, data)
+     select tenant_id, ?, jsonb_build_object('run', jsonb_build_object('id', id, 'mold_id', mold_id,
+       'mold_slug', mold_slug, 'status', status, 'error', error, 'started_by', started_by,
+       'created_at', created_at, 'finished_at', finished_at))
+       from runs where id = ?`,
+    [kind, runId],
+  );
+}
