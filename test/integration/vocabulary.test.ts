@@ -21,6 +21,7 @@ import { NOTIFICATION_KINDS } from '../../core/notifications/types';
 import { GRADES } from '../../core/scorecards/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
+import { DELIVERY_STATUSES, EVENT_KINDS } from '../../core/webhooks/types';
 import { createPool } from '../../db/pool';
 import { testConfig } from '../support/harness';
 
@@ -82,6 +83,8 @@ test.each([
   ['governance_actions', 'source_type', ACTION_SOURCE_TYPES],
   ['scorecard_rules', 'severity', FINDING_SEVERITIES],
   ['entity_scorecards', 'grade', GRADES],
+  ['webhook_events', 'kind', EVENT_KINDS],
+  ['webhook_deliveries', 'status', DELIVERY_STATUSES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });
