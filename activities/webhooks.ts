@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { recordSystemAudit } from '../core/audit/store';
 import { EgressError, type EgressFailure } from '../core/egress/egressClient';
-import { KeyedGate } from '../core/keyedGate';
 import { deliveryBody, deliveryHeaders, retryAfterMs, statusOutcome } from '../core/webhooks/rules';
 import { deliveryWork, disableWebhook, openSecret, recordAttempt, setDeliveryStatus } from '../core/webhooks/store';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from '../core/webhooks/types';
@@ -18,15 +17,11 @@ type DeliveryRef = { tenant_id: string; delivery_id: string };
 
 /**
  * One delivery attempt per call: the POST through the egress guard, bounded by the attempt
- * timeout, logged on the delivery. The workflow decides when to try again. In-flight attempts
- * are capped per webhook and per tenant in this process: an attempt that finds no slot sends
- * nothing and answers `busy`, so a dead receiver holds at most its webhook's slots and its
- * tenant's, never the worker's.
+ * timeout, logged on the delivery. The workflow decides when to try again. (How many deliveries
+ * of a webhook or tenant are under way at once is the dispatcher's to cap: core/webhooks/dispatcher.ts.)
  */
 export function createWebhookActivities(deps: Pick<ActivityDeps, 'db' | 'keyring' | 'egress' | 'config'>) {
   const { db, keyring, egress, config } = deps;
-  const perTenant = new KeyedGate(config.webhooks.inFlightPerTenant);
-  const perWebhook = new KeyedGate(config.webhooks.inFlightPerWebhook);
 
   type Sent =
     | { status: number; retryAfter?: string; duration: number }
@@ -83,25 +78,9 @@ export function createWebhookActivities(deps: Pick<ActivityDeps, 'db' | 'keyring
         return { outcome: 'final' };
       }
 
-      const tenantSlot = await perTenant.enter(tenant_id, 0);
-      if (!tenantSlot) return { outcome: 'busy' };
-      const webhookSlot = await perWebhook.enter(webhook.id, 0);
-      if (!webhookSlot) {
-        tenantSlot();
-        return { outcome: 'busy' };
-      }
-      let sent: Sent;
-      try {
-        const body = deliveryBody(event);
-        sent = await post(
-          webhook.url,
-          deliveryHeaders(openSecret(keyring, webhook), delivery.message_id, body, at),
-          body,
-        );
-      } finally {
-        webhookSlot();
-        tenantSlot();
-      }
+      const body = deliveryBody(event);
+      const headers = deliveryHeaders(openSecret(keyring, webhook), delivery.message_id, body, at);
+      const sent = await post(webhook.url, headers, body);
 
       if ('failure' in sent) {
         const final = FINAL_FAILURES.has(sent.failure);

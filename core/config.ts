@@ -255,11 +255,12 @@ export interface WebhooksConfig {
   retryMaxDelayMs: number;
   /** No retry starts later than this after a delivery's first attempt. */
   retryWindowMs: number;
-  /** Attempts in flight at once per webhook, and per tenant, on one worker process. */
+  /**
+   * Deliveries under way at once (started, not yet delivered or failed, retries included) per
+   * webhook and per tenant; more wait, in order, to be started by the dispatcher.
+   */
   inFlightPerWebhook: number;
   inFlightPerTenant: number;
-  /** How long a delivery that found no free in-flight slot waits before asking again. */
-  busyWaitMs: number;
   /** How often the dispatcher looks for events whose notification it missed. */
   dispatchPollMs: number;
 }
@@ -272,7 +273,6 @@ function webhooksFrom(env: Env): WebhooksConfig {
     retryWindowMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_WINDOW', '24h'),
     inFlightPerWebhook: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_WEBHOOK', 4),
     inFlightPerTenant: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_TENANT', 16),
-    busyWaitMs: durationFrom(env, 'SHIPYARD_WEBHOOK_BUSY_WAIT', '1s'),
     dispatchPollMs: durationFrom(env, 'SHIPYARD_WEBHOOK_DISPATCH_POLL', '5s'),
   };
 }

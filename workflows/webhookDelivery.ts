@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
 import type {
   DeliveryStatus,
@@ -20,9 +20,8 @@ export function retryDelayMs(attempt: number, schedule: RetrySchedule, random: n
 /**
  * One webhook delivery: attempts until the receiver takes it (2xx), answers finally (another
  * 4xx, 410, the egress guard), or the retry window closes. Between attempts it waits out an
- * exponential backoff with jitter, or a 429's Retry-After; an attempt that found no in-flight
- * slot free is not counted and asks again shortly. The waits are durable timers: a worker
- * restart loses nothing.
+ * exponential backoff with jitter, or a 429's Retry-After. The waits are durable timers: a worker
+ * restart loses nothing. Its history stays short: at most a few dozen attempts fit the window.
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<DeliveryStatus> {
   const { attemptDelivery, giveUpDelivery } = proxyActivities<WebhookActivities>({
@@ -31,25 +30,11 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Deli
     retry: { initialInterval: '1s', maximumInterval: '1 minute' },
   });
   const ref = { tenant_id: input.tenant_id, delivery_id: input.delivery_id };
-  const startedAt = input.started_at_ms ?? workflowInfo().startTime.getTime();
-  let attempt = input.attempts_before ?? 0;
-  let busyWait = input.busy_wait_ms;
-  for (;;) {
-    // A delivery waiting long on a busy webhook goes on in a fresh run, its history kept short.
-    if (workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof webhookDelivery>({ ...input, started_at_ms: startedAt, attempts_before: attempt });
-    }
+  const startedAt = workflowInfo().startTime.getTime();
+  for (let attempt = 1; ; attempt++) {
     const result = await attemptDelivery(ref);
-    if (result.outcome === 'busy') {
-      // Slots held by a slow receiver free up at its timeout at the latest: no need to ask every second.
-      await sleep(busyWait);
-      busyWait = Math.min(busyWait * 2, input.busy_wait_ms * 30);
-      continue;
-    }
-    busyWait = input.busy_wait_ms;
     if (result.outcome === 'delivered') return 'delivered';
     if (result.outcome === 'final') return 'failed';
-    attempt += 1;
     // Math.random is seeded per workflow run: the same jitter on replay.
     const delay = result.retry_after_ms ?? retryDelayMs(attempt, input.retry, Math.random());
     if (Date.now() + delay - startedAt > input.retry.window_ms) {

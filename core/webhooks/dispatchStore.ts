@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 // The dispatcher's SQL, on the system role (every tenant's rows): events become deliveries, and
-// deliveries get their workflow. Both steps may be repeated after a crash: an event is marked in
+// deliveries get their workflow when there is room for them. Both steps may be repeated after a crash: an event is marked in
 // the transaction that adds its deliveries, and a delivery is marked started only after its
 // workflow start was accepted (or found already started).
 
@@ -31,13 +31,37 @@ export async function dispatchEvents(system: Knex, batchSize: number): Promise<n
   return rows[0].dispatched;
 }
 
-/** Deliveries whose workflow is not started yet, oldest first. */
-export async function unstartedDeliveries(system: Knex, limit: number): Promise<{ id: string; tenant_id: string }[]> {
-  return system('webhook_deliveries')
-    .where({ started: false })
-    .orderBy('created_at')
-    .limit(limit)
-    .select('id', 'tenant_id');
+/**
+ * Deliveries whose workflow may start now, oldest first: not started yet, and within the room
+ * their webhook and their tenant have for deliveries under way (started, not settled). So a dead
+ * or slow receiver holds at most `perWebhook` deliveries, and a tenant at most `perTenant`,
+ * however many events wait: the rest wait here, as rows, not as workflows.
+ */
+export async function startableDeliveries(
+  system: Knex,
+  room: { limit: number; perWebhook: number; perTenant: number },
+): Promise<{ id: string; tenant_id: string }[]> {
+  const { rows } = await system.raw<{ rows: { id: string; tenant_id: string }[] }>(
+    `with waiting as (
+       select id, tenant_id, webhook_id, created_at,
+              row_number() over (partition by webhook_id order by created_at, id) as in_webhook,
+              row_number() over (partition by tenant_id order by created_at, id) as in_tenant
+         from webhook_deliveries where not started
+     ), webhook_busy as (
+       select webhook_id, count(*) as n from webhook_deliveries
+        where started and status = 'pending' and webhook_id in (select webhook_id from waiting) group by webhook_id
+     ), tenant_busy as (
+       select tenant_id, count(*) as n from webhook_deliveries
+        where started and status = 'pending' and tenant_id in (select tenant_id from waiting) group by tenant_id
+     )
+     select w.id, w.tenant_id from waiting w
+       left join webhook_busy wb on wb.webhook_id = w.webhook_id
+       left join tenant_busy tb on tb.tenant_id = w.tenant_id
+      where w.in_webhook <= ? - coalesce(wb.n, 0) and w.in_tenant <= ? - coalesce(tb.n, 0)
+      order by w.created_at, w.id limit ?`,
+    [room.perWebhook, room.perTenant, room.limit],
+  );
+  return rows;
 }
 
 export async function markStarted(system: Knex, ids: string[]): Promise<void> {

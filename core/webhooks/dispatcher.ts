@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { NotifiedLoop } from '../notifiedLoop';
 import { shipyardSearchAttributes } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
-import { dispatchEvents, markStarted, unstartedDeliveries, WEBHOOK_DISPATCH_CHANNEL } from './dispatchStore';
+import { dispatchEvents, markStarted, startableDeliveries, WEBHOOK_DISPATCH_CHANNEL } from './dispatchStore';
 import type { WebhookDeliveryInput, WebhookDeliveryWorkflow } from './types';
 
 /** Events turned into deliveries per transaction, and workflow starts per pass. */
@@ -18,19 +18,19 @@ const START_CONCURRENCY = 20;
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 
 export function webhookDeliveryInput(config: Config, tenantId: string, deliveryId: string): WebhookDeliveryInput {
-  const { retryBaseDelayMs, retryMaxDelayMs, retryWindowMs, busyWaitMs } = config.webhooks;
+  const { retryBaseDelayMs, retryMaxDelayMs, retryWindowMs } = config.webhooks;
   return {
     tenant_id: tenantId,
     delivery_id: deliveryId,
     retry: { base_delay_ms: retryBaseDelayMs, max_delay_ms: retryMaxDelayMs, window_ms: retryWindowMs },
-    busy_wait_ms: busyWaitMs,
   };
 }
 
 /**
- * The platform workers' webhook dispatcher: woken by commits that recorded events or asked for a
- * redelivery (and every `dispatchPollMs` regardless), it turns undispatched events into
- * deliveries, then starts one delivery workflow per delivery not yet started. Both steps are
+ * The platform workers' webhook dispatcher: woken by commits that recorded events, asked for a
+ * redelivery or settled a delivery (and every `dispatchPollMs` regardless), it turns undispatched
+ * events into deliveries, then starts one delivery workflow per delivery not yet started, as far
+ * as its webhook's and tenant's room for deliveries under way allows. Both steps are
  * durable rows, so a dispatcher killed anywhere leaves nothing behind that the next pass (here or
  * in another worker) does not pick up; a workflow id per delivery makes a repeated start a no-op.
  */
@@ -58,9 +58,14 @@ export class WebhookDispatcher extends NotifiedLoop {
     }
   }
 
-  /** Starts the workflows of up to BATCH_SIZE unstarted deliveries; returns how many it took. */
+  /** Starts the workflows of up to BATCH_SIZE deliveries that have room; returns how many it took. */
   private async startDeliveries(): Promise<number> {
-    const deliveries = await unstartedDeliveries(this.system, BATCH_SIZE);
+    const { inFlightPerWebhook, inFlightPerTenant } = this.config.webhooks;
+    const deliveries = await startableDeliveries(this.system, {
+      limit: BATCH_SIZE,
+      perWebhook: inFlightPerWebhook,
+      perTenant: inFlightPerTenant,
+    });
     for (let i = 0; i < deliveries.length && !this.stopped; i += START_CONCURRENCY) {
       const chunk = deliveries.slice(i, i + START_CONCURRENCY);
       await Promise.all(chunk.map(({ id, tenant_id }) => this.startDelivery(tenant_id, id)));

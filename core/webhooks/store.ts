@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Keyring } from '../crypto/keyring';
 import { keysetStatement, type KeysetOrder } from '../paging';
 import { toIso } from '../timestamps';
+import { WEBHOOK_DISPATCH_CHANNEL } from './dispatchStore';
 import type { DeliveryAttempt, DeliveryStatus, EventKind } from './types';
 
 // Webhooks' and deliveries' SQL, as the API and the delivery activity see them (in a tenant's
@@ -236,6 +237,11 @@ export async function deliveryWork(trx: Knex, deliveryId: string): Promise<Deliv
   };
 }
 
+/** A settled delivery's room goes to the next one waiting: the dispatcher hears of it at commit. */
+async function wakeDispatcherIfSettled(trx: Knex, status: DeliveryStatus): Promise<void> {
+  if (status !== 'pending') await trx.raw('select pg_notify(?, ?)', [WEBHOOK_DISPATCH_CHANNEL, '']);
+}
+
 /** Logs an attempt (keeping the latest ATTEMPT_LOG_SIZE) and sets the delivery's status. */
 export async function recordAttempt(
   trx: Knex,
@@ -250,8 +256,10 @@ export async function recordAttempt(
       where id = ?`,
     [status, JSON.stringify([attempt]), deliveryId],
   );
+  await wakeDispatcherIfSettled(trx, status);
 }
 
 export async function setDeliveryStatus(trx: Knex, deliveryId: string, status: DeliveryStatus): Promise<void> {
   await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, updated_at: trx.fn.now() });
+  await wakeDispatcherIfSettled(trx, status);
 }

@@ -36,20 +36,13 @@ export type AttemptOutcome =
   /** Not to be tried again (a 4xx other than 429, the egress guard, the webhook gone or disabled). */
   | { outcome: 'final' }
   /** 5xx, 429, a timeout or a network error; `retry_after_ms` from a 429's Retry-After. */
-  | { outcome: 'retry'; retry_after_ms?: number }
-  /** No in-flight slot free for its webhook or tenant on this worker: nothing was sent. */
-  | { outcome: 'busy' };
+  | { outcome: 'retry'; retry_after_ms?: number };
 
 /** The delivery workflow's input: ids and durations only, never tenant data. */
 export interface WebhookDeliveryInput {
   tenant_id: string;
   delivery_id: string;
   retry: RetrySchedule;
-  /** How long to wait before asking again for an in-flight slot (doubling while busy). */
-  busy_wait_ms: number;
-  /** Set by continue-as-new: when the first attempt started, and the retries made since. */
-  started_at_ms?: number;
-  attempts_before?: number;
 }
 
 export interface RetrySchedule {

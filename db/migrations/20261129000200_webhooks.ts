@@ -4,8 +4,9 @@ import { tenantIsolationSql } from '../tenancy';
 // Outbound webhooks (docs/webhooks.md). `webhook_events` is an outbox: each change records its
 // event in its own transaction, so none is lost when the API or a worker dies; the platform
 // workers' dispatcher turns undispatched events into one `webhook_deliveries` row per subscribed
-// webhook and starts a delivery workflow for each row not yet started. A redelivery is a new
-// row with the same `message_id` (the `webhook-id` header receivers drop duplicates by).
+// webhook and starts a delivery workflow for each row not yet started, while its webhook and
+// tenant have room. A redelivery is a new row with the same `message_id` (the `webhook-id`
+// header receivers drop duplicates by).
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create table webhooks (
@@ -59,8 +60,12 @@ export async function up(knex: Knex): Promise<void> {
     create index webhook_deliveries_by_event on webhook_deliveries (event_id);
     create index webhook_deliveries_by_tenant on webhook_deliveries (tenant_id);
     create index webhook_deliveries_unstarted on webhook_deliveries (created_at) where not started;
+    -- The dispatcher's admission: deliveries started and not settled, per webhook and per tenant.
+    create index webhook_deliveries_in_flight on webhook_deliveries (webhook_id) where started and status = 'pending';
+    create index webhook_deliveries_tenant_in_flight on webhook_deliveries (tenant_id) where started and status = 'pending';
 
-    -- Wakes the dispatcher at commit: a new event, or a redelivery to start.
+    -- Wakes the dispatcher at commit: a new event, or a redelivery to start (a settled delivery
+    -- notifies from core/webhooks/store.ts: its room goes to the next).
     create function webhook_dispatch_notify() returns trigger language plpgsql as $$
     begin
       perform pg_notify('webhook_dispatch', '');

@@ -32,7 +32,6 @@ const config: Config = {
     retryWindowMs: 60_000,
     inFlightPerWebhook: 1,
     inFlightPerTenant: 8,
-    busyWaitMs: 100,
     dispatchPollMs: 500,
   },
 };
