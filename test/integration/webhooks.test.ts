@@ -17,7 +17,11 @@ import {
   type TestApi,
   type TestWorkers,
 } from '../support/harness';
+import { forgeCaller } from '../support/forgeRuns';
+import { startTarget, type Target } from '../support/httpTarget';
+import { devKey } from '../support/licenseSuite';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
+import { EVENT_KINDS } from '../../core/webhooks/types';
 
 // Outbound webhooks end to end: changes through the API, the platform workers' dispatcher and
 // delivery workflows on the real Temporal, and a local receiver that verifies each delivery
@@ -260,6 +264,68 @@ describe('deliveries', () => {
     platform = await startPlatform();
     const [request] = await hook.arrival(1);
     expect(verify(request).data.entity.id).toBe(entity.id);
+  });
+});
+
+describe('events', () => {
+  test('each kind is recorded by the change that causes it and delivered: entities (API and agent push), forge runs, governance, findings, license, agents', async () => {
+    const t = await tenant();
+    const hook = await receiver();
+    const kinds = EVENT_KINDS.filter((kind) => kind !== 'forge.run.awaiting_approval');
+    await t.addWebhook(hook.url, { events: EVENT_KINDS });
+    const forgeWorkers = await startWorkers(['forge'], { config });
+    const targets: Target[] = [];
+    try {
+      const entity = await t.createEntity();
+      expect((await t.call('PUT', `/entities/${entity.id}`, { description: 'now described' })).status).toBe(200);
+      expect((await t.call('DELETE', `/entities/${entity.id}`)).status).toBe(204);
+      const scanned = await t.createEntity();
+      const finding = await t.call('POST', '/security/findings', {
+        entity_id: scanned.id,
+        type: 'vulnerability',
+        severity: 'critical',
+        title: 'CVE in openssl',
+        source: 'scanner',
+      });
+      expect(finding.status).toBe(201);
+      expect((await t.call('POST', '/license/activate', { license_key: devKey() })).status).toBe(200);
+      const registered = await t.call('POST', '/k8s/agents/register', { cluster_id: 'hooks-1', display_name: 'Hooks' });
+      expect(registered.status).toBe(201);
+      const pushed = await callApi(api, registered.body.token, 'POST', '/k8s/agents/push', {
+        cluster_id: 'hooks-1',
+        workloads: [
+          { namespace: 'n', kind: 'Deployment', name: 'w', labels: { 'app.kubernetes.io/name': 'pushed-svc' } },
+        ],
+      });
+      expect(pushed.status).toBe(200);
+      const forge = forgeCaller(api, t.token);
+      for (const status of [200, 400]) {
+        const target = await startTarget();
+        targets.push(target);
+        target.status = status;
+        const mold = await forge.createMold({
+          actions: [{ name: 'call', type: 'api-call', config: { url: target.url } }],
+        });
+        await forge.finished((await forge.startRun(mold.slug)).id);
+      }
+      // entity.created three times: two through the API, one by the push.
+      const requests = await hook.arrival(kinds.length + 2);
+      const events = requests.map((request) => verify(request));
+      expect(new Set(events.map((event) => event.type))).toEqual(new Set(kinds));
+      const created = events.filter((event) => event.type === 'entity.created').map((event) => event.data.entity);
+      expect(created).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ id: entity.id, source: 'api' }),
+          expect.objectContaining({ service_id: 'pushed-svc', source: 'kubernetes' }),
+        ]),
+      );
+      expect(events.find((event) => event.type === 'entity.updated')!.data.fields).toEqual(['description']);
+      expect(events.find((event) => event.type === 'security.finding.opened')!.data.finding.id).toBe(finding.body.id);
+      expect(events.find((event) => event.type === 'forge.run.failed')!.data.run.status).toBe('failed');
+    } finally {
+      await forgeWorkers.stop();
+      await Promise.all(targets.map((target) => target.close()));
+    }
   });
 });
 
