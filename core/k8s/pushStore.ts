@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PushedFlow, PushSummary } from './types';
+import { subscribedTo } from '../webhooks/events';
 
 /** A pushed workload as the push statement reads it: the entity's service id already resolved. */
 export interface WorkloadRecord {
@@ -69,7 +70,7 @@ created_events as (
   insert into webhook_events (tenant_id, kind, data)
   select app_current_tenant(), 'entity.created', jsonb_build_object('entity', jsonb_build_object(
       'id', id, 'service_id', service_id, 'name', name, 'type', type, 'source', source, 'created_at', created_at))
-    from touched where inserted
+    from touched where inserted and ${subscribedTo('entity.created')}
 ),
 matched as (
   select id, service_id from touched
