@@ -25,8 +25,8 @@ export function retryDelayMs(attempt: number, schedule: RetrySchedule, random: n
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<DeliveryStatus> {
   const { attemptDelivery, giveUpDelivery } = proxyActivities<WebhookActivities>({
-    // The attempt's own timeout bounds the POST; this bounds the database work around it too.
-    startToCloseTimeout: '2 minutes',
+    // The attempt's own timeout bounds the POST; the margin, the database work around it.
+    startToCloseTimeout: input.attempt_timeout_ms + 60_000,
     retry: { initialInterval: '1s', maximumInterval: '1 minute' },
   });
   const ref = { tenant_id: input.tenant_id, delivery_id: input.delivery_id };

@@ -44,8 +44,7 @@ export async function startableDeliveries(
   const { rows } = await system.raw<{ rows: { id: string; tenant_id: string }[] }>(
     `with waiting as (
        select id, tenant_id, webhook_id, created_at,
-              row_number() over (partition by webhook_id order by created_at, id) as in_webhook,
-              row_number() over (partition by tenant_id order by created_at, id) as in_tenant
+              row_number() over (partition by webhook_id order by created_at, id) as in_webhook
          from webhook_deliveries where not started
      ), webhook_busy as (
        select webhook_id, count(*) as n from webhook_deliveries
@@ -53,12 +52,17 @@ export async function startableDeliveries(
      ), tenant_busy as (
        select tenant_id, count(*) as n from webhook_deliveries
         where started and status = 'pending' and tenant_id in (select tenant_id from waiting) group by tenant_id
+     ), webhook_room as (
+       -- Ranked in their tenant only once their webhook has room: a dead receiver's backlog must
+       -- not take the places of its tenant's other webhooks.
+       select w.id, w.tenant_id, w.created_at,
+              row_number() over (partition by w.tenant_id order by w.created_at, w.id) as in_tenant
+         from waiting w left join webhook_busy wb on wb.webhook_id = w.webhook_id
+        where w.in_webhook <= ? - coalesce(wb.n, 0)
      )
-     select w.id, w.tenant_id from waiting w
-       left join webhook_busy wb on wb.webhook_id = w.webhook_id
-       left join tenant_busy tb on tb.tenant_id = w.tenant_id
-      where w.in_webhook <= ? - coalesce(wb.n, 0) and w.in_tenant <= ? - coalesce(tb.n, 0)
-      order by w.created_at, w.id limit ?`,
+     select r.id, r.tenant_id from webhook_room r left join tenant_busy tb on tb.tenant_id = r.tenant_id
+      where r.in_tenant <= ? - coalesce(tb.n, 0)
+      order by r.created_at, r.id limit ?`,
     [room.perWebhook, room.perTenant, room.limit],
   );
   return rows;

@@ -18,11 +18,12 @@ const START_CONCURRENCY = 20;
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 
 export function webhookDeliveryInput(config: Config, tenantId: string, deliveryId: string): WebhookDeliveryInput {
-  const { retryBaseDelayMs, retryMaxDelayMs, retryWindowMs } = config.webhooks;
+  const { retryBaseDelayMs, retryMaxDelayMs, retryWindowMs, attemptTimeoutMs } = config.webhooks;
   return {
     tenant_id: tenantId,
     delivery_id: deliveryId,
     retry: { base_delay_ms: retryBaseDelayMs, max_delay_ms: retryMaxDelayMs, window_ms: retryWindowMs },
+    attempt_timeout_ms: attemptTimeoutMs,
   };
 }
 

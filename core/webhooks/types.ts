@@ -43,6 +43,8 @@ export interface WebhookDeliveryInput {
   tenant_id: string;
   delivery_id: string;
   retry: RetrySchedule;
+  /** The attempt's own timeout (the activity's is this and a margin for its database work). */
+  attempt_timeout_ms: number;
 }
 
 export interface RetrySchedule {

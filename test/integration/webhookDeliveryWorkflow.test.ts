@@ -36,6 +36,7 @@ const deliver = (retry: Partial<WebhookDeliveryInput['retry']> = {}) => {
     tenant_id: randomUUID(),
     delivery_id: randomUUID(),
     retry: { base_delay_ms: 50, max_delay_ms: 200, window_ms: 10_000, ...retry },
+    attempt_timeout_ms: 1_000,
   };
   return stub.client.workflow.execute<typeof webhookDelivery>('webhookDelivery', {
     taskQueue: stub.taskQueue,

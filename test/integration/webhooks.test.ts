@@ -226,6 +226,21 @@ describe('deliveries', () => {
     expect(hanging.requests).toHaveLength(2);
   });
 
+  test("a dead receiver's backlog beyond the tenant's cap does not hold up the tenant's other webhooks", async () => {
+    const t = await tenant();
+    const dead = await receiver();
+    dead.fallback = 'hang';
+    await t.addWebhook(dead.url);
+    // More waiting deliveries than the tenant may have under way (8), all older than the next.
+    for (let i = 0; i < 10; i++) await t.createEntity();
+    await dead.arrival(1);
+    const healthy = await receiver();
+    await t.addWebhook(healthy.url);
+    const entity = await t.createEntity();
+    const [request] = await healthy.arrival(1);
+    expect(verify(request).data.entity.id).toBe(entity.id);
+  });
+
   test('a webhook on a private address (127.0.0.1, not allowed) fails at once with the egress refusal logged, and the receiver gets nothing', async () => {
     const t = await tenant();
     const hook = await receiver('127.0.0.1');
