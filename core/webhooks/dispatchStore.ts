@@ -42,23 +42,32 @@ export async function startableDeliveries(
   room: { limit: number; perWebhook: number; perTenant: number },
 ): Promise<{ id: string; tenant_id: string }[]> {
   const { rows } = await system.raw<{ rows: { id: string; tenant_id: string }[] }>(
-    `with waiting as (
-       select id, tenant_id, webhook_id, created_at,
-              row_number() over (partition by webhook_id order by created_at, id) as in_webhook
-         from webhook_deliveries where not started
+    // Reads what the caps bound, never the whole backlog: the webhooks with waiting deliveries
+    // (a loose index scan, one probe each), each one's oldest waiting up to its room, and the
+    // deliveries under way (at most the caps' worth per tenant).
+    `with recursive waiting_webhooks as (
+       (select webhook_id from webhook_deliveries where not started order by webhook_id limit 1)
+       union all
+       select (select d.webhook_id from webhook_deliveries d
+                where not d.started and d.webhook_id > w.webhook_id order by d.webhook_id limit 1)
+         from waiting_webhooks w where w.webhook_id is not null
      ), webhook_busy as (
-       select webhook_id, count(*) as n from webhook_deliveries
-        where started and status = 'pending' and webhook_id in (select webhook_id from waiting) group by webhook_id
+       select webhook_id, count(*) as n from webhook_deliveries where started and status = 'pending' group by webhook_id
      ), tenant_busy as (
-       select tenant_id, count(*) as n from webhook_deliveries
-        where started and status = 'pending' and tenant_id in (select tenant_id from waiting) group by tenant_id
+       select tenant_id, count(*) as n from webhook_deliveries where started and status = 'pending' group by tenant_id
      ), webhook_room as (
        -- Ranked in their tenant only once their webhook has room: a dead receiver's backlog must
        -- not take the places of its tenant's other webhooks.
-       select w.id, w.tenant_id, w.created_at,
-              row_number() over (partition by w.tenant_id order by w.created_at, w.id) as in_tenant
-         from waiting w left join webhook_busy wb on wb.webhook_id = w.webhook_id
-        where w.in_webhook <= ? - coalesce(wb.n, 0)
+       select d.id, d.tenant_id, d.created_at,
+              row_number() over (partition by d.tenant_id order by d.created_at, d.id) as in_tenant
+         from waiting_webhooks w
+         left join webhook_busy wb on wb.webhook_id = w.webhook_id
+         cross join lateral (
+           select id, tenant_id, created_at from webhook_deliveries d
+            where d.webhook_id = w.webhook_id and not d.started
+            order by created_at, id limit greatest(? - coalesce(wb.n, 0), 0)
+         ) d
+        where w.webhook_id is not null
      )
      select r.id, r.tenant_id from webhook_room r left join tenant_busy tb on tb.tenant_id = r.tenant_id
       where r.in_tenant <= ? - coalesce(tb.n, 0)

@@ -59,7 +59,8 @@ export async function up(knex: Knex): Promise<void> {
     create index webhook_deliveries_by_webhook on webhook_deliveries (webhook_id, created_at desc, id desc);
     create index webhook_deliveries_by_event on webhook_deliveries (event_id);
     create index webhook_deliveries_by_tenant on webhook_deliveries (tenant_id);
-    create index webhook_deliveries_unstarted on webhook_deliveries (created_at) where not started;
+    -- The dispatcher: which webhooks have deliveries waiting, and each one's oldest.
+    create index webhook_deliveries_waiting on webhook_deliveries (webhook_id, created_at, id) where not started;
     -- The dispatcher's admission: deliveries started and not settled, per webhook and per tenant.
     create index webhook_deliveries_in_flight on webhook_deliveries (webhook_id) where started and status = 'pending';
     create index webhook_deliveries_tenant_in_flight on webhook_deliveries (tenant_id) where started and status = 'pending';
