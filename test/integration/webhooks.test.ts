@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../core/config';
 import { createKeyring } from '../../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
+import { withTenant } from '../../db/tenancy';
 import { createWorkerClients } from '../../workers/clients';
 import { startWebhookDispatch } from '../../workers/webhookDispatch';
 import {
@@ -84,7 +85,7 @@ const receiver = async (host?: string) => {
 
 /** A fresh tenant (so no other test's events reach its webhooks) with an admin and an integration. */
 async function tenant() {
-  const { token } = await sessionToken({
+  const { token, tenantId } = await sessionToken({
     tenant: `webhooks-${randomUUID().slice(0, 8)}`,
     email: 'admin@webhooks.test',
     roles: ['admin'],
@@ -123,6 +124,7 @@ async function tenant() {
   };
   return {
     token,
+    tenantId,
     call,
     integrationId: integration.body.id as string,
     addWebhook,
@@ -359,6 +361,10 @@ describe('CRUD', () => {
     const listed = await t.call('GET', `/integrations/${t.integrationId}/webhooks`);
     expect(listed.body.webhooks).toHaveLength(1);
     expect(listed.body.webhooks[0]).not.toHaveProperty('secret');
+    const stored = await withTenant(api.deps.db, t.tenantId, (trx) =>
+      trx('webhooks').where({ id: created.body.id }).first(),
+    );
+    expect(JSON.stringify(stored)).not.toContain(created.body.secret.slice('whsec_'.length));
     const updated = await t.call('PUT', `/integrations/webhooks/${created.body.id}`, { active: false, secret: SECRET });
     expect(updated.status).toBe(200);
     expect(updated.body).not.toHaveProperty('secret');
