@@ -287,10 +287,9 @@ describe('deliveries', () => {
 });
 
 describe('events', () => {
-  test('each kind is recorded by the change that causes it and delivered: entities (API and agent push), forge runs, governance, findings, license, agents', async () => {
+  test('each kind is recorded by the change that causes it and delivered: entities (API and agent push), forge runs (completed, failed, awaiting approval), governance, findings, license, agents', async () => {
     const t = await tenant();
     const hook = await receiver();
-    const kinds = EVENT_KINDS.filter((kind) => kind !== 'forge.run.awaiting_approval');
     await t.addWebhook(hook.url, { events: EVENT_KINDS });
     const forgeWorkers = await startWorkers(['forge'], { config });
     const targets: Target[] = [];
@@ -327,10 +326,13 @@ describe('events', () => {
         });
         await forge.finished((await forge.startRun(mold.slug)).id);
       }
+      const gated = await forge.createMold({ actions: [{ name: 'gate', type: 'approval' }] });
+      const waiting = await forge.startRun(gated.slug);
       // entity.created three times: two through the API, one by the push.
-      const requests = await hook.arrival(kinds.length + 2);
+      const requests = await hook.arrival(EVENT_KINDS.length + 2);
+      expect((await forge.call('POST', `/forge/runs/${waiting.id}/cancel`)).status).toBe(200);
       const events = requests.map((request) => verify(request));
-      expect(new Set(events.map((event) => event.type))).toEqual(new Set(kinds));
+      expect(new Set(events.map((event) => event.type))).toEqual(new Set(EVENT_KINDS));
       const created = events.filter((event) => event.type === 'entity.created').map((event) => event.data.entity);
       expect(created).toEqual(
         expect.arrayContaining([
