@@ -193,6 +193,10 @@ describe('deliveries', () => {
     await t.deliveriesWhen(webhookId, (list) => list[0]?.status === 'failed');
     const listed = await t.call('GET', `/integrations/${t.integrationId}/webhooks`);
     expect(listed.body.webhooks).toEqual([expect.objectContaining({ id: webhookId, active: false })]);
+    const activity = await t.call('GET', '/admin/activity');
+    expect(activity.body.items).toContainEqual(
+      expect.objectContaining({ eventType: 'webhook.disabled', targetId: webhookId, actorType: 'system' }),
+    );
     await t.createEntity();
     const other = await receiver();
     await t.addWebhook(other.url);
