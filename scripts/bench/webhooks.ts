@@ -150,14 +150,18 @@ async function main(): Promise<void> {
       const { url, body, headers } = await signedPost(marker);
       await (await fetch(url, { method: 'POST', headers, body })).arrayBuffer();
     });
-  /** The workflow floor: each POST in a bare workflow of one activity. */
+  /**
+   * The workflow floor: each POST in a bare workflow of one activity; a slot frees when its POST
+   * has arrived, as ours frees one when its delivery is settled (not when the workflow closes).
+   */
   const workflowFloor = (count: number) =>
     atWebhookConcurrency(count, async (marker) => {
-      await workers.temporal.workflow.execute<typeof benchWebhookFloor>('benchWebhookFloor', {
+      await workers.temporal.workflow.start<typeof benchWebhookFloor>('benchWebhookFloor', {
         taskQueue: FLOOR_QUEUE,
         workflowId: `bench-webhook-floor-${marker}-${Date.now()}`,
         args: [marker],
       });
+      await waitFor(() => receiver.arrivals.has(marker));
     });
 
   try {
