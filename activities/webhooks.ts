@@ -52,7 +52,9 @@ export function createWebhookActivities(deps: Pick<ActivityDeps, 'db' | 'keyring
     async attemptDelivery({ tenant_id, delivery_id }: DeliveryRef): Promise<AttemptOutcome> {
       const work = await withTenant(db, tenant_id, (trx) => deliveryWork(trx, delivery_id));
       // Deleted with its webhook, or already settled (a retried activity whose log was written).
-      if (!work || work.delivery.status !== 'pending') return { outcome: 'final' };
+      if (!work) return { outcome: 'final' };
+      if (work.delivery.status !== 'pending')
+        return { outcome: work.delivery.status === 'delivered' ? 'delivered' : 'final' };
       const { webhook, delivery, event } = work;
       const at = new Date();
       const log = async (entry: Omit<DeliveryAttempt, 'attempt' | 'at'>, status: DeliveryStatus, disable = false) =>
