@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import type { WebhookActivities } from '../../activities/webhooks';
 import type { AttemptOutcome, WebhookDeliveryInput } from '../../core/webhooks/types';
 import type { webhookDelivery } from '../../workflows/webhookDelivery';
 import { useStubWorker } from '../support/stubWorker';
+import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 
 // The delivery workflow on the real dev server with stub activities: each test scripts what the
 // attempts answer; the calls are kept in memory. No database, no HTTP.
@@ -71,4 +76,16 @@ test("a 429's Retry-After sets the wait before the next attempt", async () => {
   script = [{ outcome: 'retry', retry_after_ms: 1_500 }];
   expect(await deliver()).toBe('delivered');
   expect(attempts[1] - attempts[0]).toBeGreaterThanOrEqual(1_400);
+});
+
+// A delivery lives up to a day, across deployments: a change of its commands would stall the
+// deliveries under way on a determinism error. Recorded from the first version (plain payloads):
+// a retry, a retry after a Retry-After, then delivered.
+test('a webhookDelivery run recorded from the first version replays without a determinism error', async () => {
+  const fixture = 'webhookDelivery-v1.history.bin';
+  await Worker.runReplayHistory(
+    { workflowBundle: { code: await readFile(WORKFLOW_BUNDLE_PATH, 'utf8') } },
+    temporal.api.history.v1.History.decode(await readFile(path.join(__dirname, '..', 'fixtures', fixture))),
+    fixture,
+  );
 });
