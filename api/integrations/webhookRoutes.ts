@@ -1,3 +1,5 @@
+import type { Config } from '../../core/config';
+import { parseEgressAllow, type EgressAllowList } from '../../core/egress/egressRules';
 import { notFound } from '../../core/errors';
 import { changeWebhook, createWebhook } from '../../core/webhooks/commands';
 import {
@@ -11,6 +13,7 @@ import {
 import { getIntegration } from '../../core/integrations/store';
 import { recordAudit } from '../../core/audit/store';
 import { shapeDPage, shapeDWindow } from '../http/pagination';
+import type { AppDeps } from '../deps';
 import { defineRoute } from '../http/route';
 import { keysetQuery } from '../roles/schemas';
 import { integrationIdParams } from './schemas';
@@ -27,6 +30,14 @@ import {
 } from './webhookSchemas';
 
 // Outbound webhooks of an integration (docs/webhooks.md): CRUD, the delivery log and redeliver.
+
+/** The egress allow-list of a process's config, parsed once (a URL it refuses is a 400 at once). */
+const allowLists = new WeakMap<Config, EgressAllowList>();
+function writeServices(deps: AppDeps) {
+  let allow = allowLists.get(deps.config);
+  if (!allow) allowLists.set(deps.config, (allow = parseEgressAllow(deps.config.egressAllow)));
+  return { keyring: deps.keyring, allow };
+}
 
 export const webhookRoutes = [
   defineRoute({
@@ -56,7 +67,7 @@ export const webhookRoutes = [
     params: integrationIdParams,
     body: createWebhookSchema,
     responses: { 201: { description: 'The webhook', schema: createdWebhookSchema } },
-    handler: ({ db, auth, params, body, deps }) => createWebhook(db, deps.keyring, auth, params.id, body),
+    handler: ({ db, auth, params, body, deps }) => createWebhook(db, writeServices(deps), auth, params.id, body),
   }),
   defineRoute({
     method: 'PUT',
@@ -68,7 +79,7 @@ export const webhookRoutes = [
     body: updateWebhookSchema,
     responses: { 200: { description: 'The webhook', schema: webhookSchema } },
     handler: async ({ db, auth, params, body, deps }) =>
-      toWebhook(await changeWebhook(db, deps.keyring, auth, params.webhookId, body)),
+      toWebhook(await changeWebhook(db, writeServices(deps), auth, params.webhookId, body)),
   }),
   defineRoute({
     method: 'DELETE',

@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal';
 import { recordAudit } from '../audit/store';
 import type { Keyring } from '../crypto/keyring';
+import type { EgressAllowList } from '../egress/egressRules';
 import { invalid, notFound } from '../errors';
 import { getIntegration } from '../integrations/store';
-import { generateSecret, secretProblem, unknownEventKinds } from './rules';
+import { generateSecret, secretProblem, unknownEventKinds, urlRefusal } from './rules';
 import { getWebhook, insertWebhook, toWebhook, updateWebhook, type WebhookRow } from './store';
 import type { EventKind } from './types';
 
@@ -17,8 +18,10 @@ interface WebhookChanges {
   active?: boolean;
 }
 
-/** Refuses unknown event kinds (each named) and a malformed secret. */
-function checked(changes: WebhookChanges): { events?: EventKind[]; secret?: string } {
+/** Refuses unknown event kinds (each named), a malformed secret and a URL the egress guard would refuse. */
+function checked(changes: WebhookChanges, allow: EgressAllowList): { events?: EventKind[]; secret?: string } {
+  const refusal = changes.url === undefined ? undefined : urlRefusal(allow, changes.url);
+  if (refusal) throw invalid(refusal, [{ field: 'body.url', message: refusal }]);
   const unknown = changes.events ? unknownEventKinds(changes.events) : [];
   if (unknown.length) {
     throw invalid(
@@ -42,13 +45,13 @@ const audit = (id: string, action: string, metadata?: Record<string, unknown>) =
 /** A new webhook of the integration; `secret` in the answer only when it was generated. */
 export async function createWebhook(
   trx: Knex,
-  keyring: Keyring,
+  { keyring, allow }: { keyring: Keyring; allow: EgressAllowList },
   principal: Principal,
   integrationId: string,
   request: WebhookChanges & { url: string; events: string[] },
 ) {
   if (!(await getIntegration(trx, integrationId))) throw notFound('Integration');
-  const { events } = checked(request);
+  const { events } = checked(request, allow);
   const secret = request.secret ?? generateSecret();
   const row = await insertWebhook(trx, keyring, {
     tenantId: principal.tenantId,
@@ -64,14 +67,14 @@ export async function createWebhook(
 
 export async function changeWebhook(
   trx: Knex,
-  keyring: Keyring,
+  { keyring, allow }: { keyring: Keyring; allow: EgressAllowList },
   principal: Principal,
   id: string,
   changes: WebhookChanges,
 ): Promise<WebhookRow> {
   const stored = await getWebhook(trx, id);
   if (!stored) throw notFound('Webhook');
-  const { events, secret } = checked(changes);
+  const { events, secret } = checked(changes, allow);
   const row = await updateWebhook(trx, keyring, stored, { url: changes.url, events, secret, active: changes.active });
   await recordAudit(trx, principal, audit(id, 'update', { fields: Object.keys(changes) }));
   return row;

@@ -1,4 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { egressRefusal, parseHttpUrl, type EgressAllowList } from '../egress/egressRules';
 import { EVENT_KINDS } from './types';
 
 // Outbound webhooks' pure logic: Standard Webhooks 1.0 secrets and signatures, and how an
@@ -67,4 +69,18 @@ export function statusOutcome(status: number): 'delivered' | 'retry' | 'final' |
 /** The entries of `events` that are not event kinds, with their positions. */
 export function unknownEventKinds(events: readonly string[]): { index: number; kind: string }[] {
   return events.flatMap((kind, index) => ((EVENT_KINDS as readonly string[]).includes(kind) ? [] : [{ index, kind }]));
+}
+
+/**
+ * Why the egress guard will refuse `url` whatever DNS says: its host is an address it refuses
+ * (private, loopback, …) and the allow-list does not name. A host name passes: the guard checks
+ * what it resolves to at each attempt.
+ */
+export function urlRefusal(allow: EgressAllowList, url: string): string | undefined {
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return undefined;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (!isIP(host)) return undefined;
+  const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+  return egressRefusal(allow, { host, port, address: host });
 }

@@ -247,16 +247,17 @@ describe('deliveries', () => {
     expect(verify(request).data.entity.id).toBe(entity.id);
   });
 
-  test('a webhook on a private address (127.0.0.1, not allowed) fails at once with the egress refusal logged, and the receiver gets nothing', async () => {
+  test('a webhook whose host name resolves to a private address (localhost, not allowed) fails at once with the egress refusal logged, and the receiver gets nothing', async () => {
     const t = await tenant();
     const hook = await receiver('127.0.0.1');
-    const webhookId = await t.addWebhook(hook.url);
+    // A host name passes creation: the guard checks what it resolves to, at each attempt.
+    const webhookId = await t.addWebhook(hook.url.replace('127.0.0.1', 'localhost'));
     await t.createEntity();
     const [delivery] = await t.deliveriesWhen(webhookId, (list) => list[0]?.status === 'failed');
     expect(delivery.attempts).toBe(1);
     expect(delivery.attempt_log[0]).toMatchObject({
       status_code: null,
-      error: expect.stringContaining('egress refused: 127.0.0.1 is a loopback address'),
+      error: expect.stringContaining('egress refused: localhost (127.0.0.1) is a loopback address'),
     });
     expect(hook.requests).toEqual([]);
   });
@@ -379,7 +380,7 @@ describe('CRUD', () => {
     expect((await t.call('GET', `/integrations/webhooks/${created.body.id}/deliveries`)).status).toBe(404);
   });
 
-  test('an unknown event kind is a 400 naming it; a malformed secret and a non-http URL are 400s', async () => {
+  test('an unknown event kind is a 400 naming it; a malformed secret, a non-http URL and a private address the guard would refuse are 400s', async () => {
     const t = await tenant();
     const path = `/integrations/${t.integrationId}/webhooks`;
     const unknown = await t.call('POST', path, {
@@ -406,9 +407,15 @@ describe('CRUD', () => {
     expect(shortSecret.status).toBe(400);
     const ftp = await t.call('POST', path, { url: 'ftp://x.example/h', events: ['entity.created'] });
     expect(ftp.status).toBe(400);
+    for (const url of ['http://127.0.0.1:9200/h', 'https://10.1.2.3/h', 'http://[::1]/h', 'http://169.254.169.254/']) {
+      const privateUrl = await t.call('POST', path, { url, events: ['entity.created'] });
+      expect([url, privateUrl.status, privateUrl.body.error.details[0].field]).toEqual([url, 400, 'body.url']);
+      expect(privateUrl.body.error.message).toMatch(/^egress refused: .* \(allow it with SHIPYARD_EGRESS_ALLOW\)$/);
+    }
     const id = await t.addWebhook('https://x.example/h');
     const put = await t.call('PUT', `/integrations/webhooks/${id}`, { events: ['nope'] });
     expect(put.status).toBe(400);
+    expect((await t.call('PUT', `/integrations/webhooks/${id}`, { url: 'http://192.168.1.1/h' })).status).toBe(400);
     expect(
       (
         await t.call('POST', `/integrations/${randomUUID()}/webhooks`, {

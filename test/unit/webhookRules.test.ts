@@ -7,7 +7,9 @@ import {
   secretProblem,
   statusOutcome,
   unknownEventKinds,
+  urlRefusal,
 } from '../../core/webhooks/rules';
+import { parseEgressAllow } from '../../core/egress/egressRules';
 import { retryDelayMs } from '../../workflows/webhookDelivery';
 
 // Outbound webhooks' pure logic: signatures as the standardwebhooks library verifies them, secrets,
@@ -66,4 +68,15 @@ test('2xx delivers; 429 and 5xx retry; 410 disables; other 4xx are final', () =>
     'final',
     'final',
   ]);
+});
+
+test('a URL on an address the egress guard refuses is refused unless allowed; a host name is left to the guard at each attempt', () => {
+  const none = parseEgressAllow([]);
+  expect(urlRefusal(none, 'http://10.0.0.5/h')).toBe(
+    'egress refused: 10.0.0.5 is a private address (allow it with SHIPYARD_EGRESS_ALLOW)',
+  );
+  expect(urlRefusal(none, 'http://[::1]:8080/h')).toContain('egress refused: ::1');
+  expect(urlRefusal(parseEgressAllow(['10.0.0.0/8']), 'http://10.0.0.5/h')).toBeUndefined();
+  expect(urlRefusal(none, 'https://93.184.215.14/h')).toBeUndefined();
+  expect(urlRefusal(none, 'http://localhost/h')).toBeUndefined();
 });
