@@ -9,6 +9,7 @@ import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
 import { createScorecardActivities } from './scorecards';
 import { createSearchActivities } from './search';
+import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps };
 
@@ -22,6 +23,7 @@ const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
     ...createDatabaseBackupActivities(deps),
     ...createScorecardActivities(deps),
     ...createIntegrationSyncActivities(deps),
+    ...createWebhookActivities(deps),
   }),
 };
 

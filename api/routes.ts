@@ -15,6 +15,7 @@ import type { RouteDefinition } from './http/route';
 import { incidentRoutes } from './incidents/routes';
 import { integrationRoutes } from './integrations/routes';
 import { receiverRoutes } from './integrations/receiverRoutes';
+import { webhookRoutes } from './integrations/webhookRoutes';
 import { agentRoutes } from './k8s/agentRoutes';
 import { licenseRoutes } from './license/routes';
 import { manifestRoutes } from './manifests/routes';
@@ -66,4 +67,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...scorecardRoutes,
   ...receiverRoutes,
   ...incidentRoutes,
+  ...webhookRoutes,
 ];

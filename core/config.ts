@@ -122,7 +122,7 @@ export interface Config {
   /** Budgets on parsed input (docs/limits.md, "Parsed input"). */
   inputLimits: InputLimits;
   agents: AgentConfig;
-  // Licensing (issue 38): docs/licensing.md.
+  // Licensing: docs/licensing.md.
   license: {
     /** PEM (SPKI) Ed25519 key license keys are verified with; unset: a dev key pair under dataDir. */
     publicKeyPem?: string;
@@ -141,9 +141,10 @@ export interface Config {
   scorecards: ScorecardsConfig;
   receiver: ReceiverConfig;
   integrations: IntegrationsConfig;
+  webhooks: WebhooksConfig;
 }
 
-// Operations and GitOps (issue 38)
+// Operations and GitOps
 /** Cluster data views and the GitOps push (docs/operations-views.md, docs/limits.md). */
 export interface OperationsConfig {
   /** The most resources one POST /k8s/gitops/push may hold; more is a 413. */
@@ -158,9 +159,8 @@ function operationsFrom(env: Env): OperationsConfig {
     zombieAgeMs: durationFrom(env, 'SHIPYARD_OPERATIONS_ZOMBIE_AGE', '7d'),
   };
 }
-// End of operations and GitOps (issue 38)
 
-// Platform administration (issue 41, helper admin): docs/administration.md, docs/notifications.md
+// Platform administration: docs/administration.md, docs/notifications.md
 export interface AdminConfig {
   /** Bytes of a tenant's settings object as JSON; more answer 413. */
   settingsMaxBytes: number;
@@ -183,8 +183,7 @@ function adminFrom(env: Env): AdminConfig {
     notificationStreamsPerUser: positiveIntFrom(env, 'SHIPYARD_NOTIFICATION_STREAMS_PER_USER', 3),
   };
 }
-// End of platform administration (issue 41)
-// Database backups (issue 41, dbops)
+// Database backups
 /** POST /database/backup: pg_dump on a platform worker (docs/operations.md, docs/limits.md). */
 export interface BackupConfig {
   /** Where dumps are written (SHIPYARD_BACKUP_DIR, default `<SHIPYARD_DATA>/backups`). */
@@ -211,8 +210,7 @@ function backupsFrom(env: Env, dataDir: string, systemUrl: string): BackupConfig
     timeoutMs: durationFrom(env, 'SHIPYARD_BACKUP_TIMEOUT', '6h'),
   };
 }
-// End of database backups (issue 41, dbops)
-// Scorecards (issue 39)
+// Scorecards
 /** Scorecards and initiatives (docs/scorecards.md, docs/limits.md). */
 export interface ScorecardsConfig {
   /** Entities one activity scores (the batch a tenant's workflow takes at a time). */
@@ -246,8 +244,7 @@ function scorecardsFrom(env: Env): ScorecardsConfig {
     initiativeIntervalMs: durationFrom(env, 'SHIPYARD_SCORECARD_INITIATIVE_INTERVAL', '1d'),
   };
 }
-// End of scorecards (issue 39)
-// Integration sync (issue 40, helper sync): docs/integrations.md, docs/limits.md
+// Integration sync: docs/integrations.md, docs/limits.md
 export interface IntegrationsConfig {
   /** How often every integration in use is synced (the platform pool's schedule). */
   syncIntervalMs: number;
@@ -264,9 +261,8 @@ function integrationsFrom(env: Env): IntegrationsConfig {
     incidentLookbackMs: durationFrom(env, 'SHIPYARD_INCIDENT_LOOKBACK', '90d'),
   };
 }
-// End of integration sync (issue 40, helper sync)
 
-// The source-host receiver (issue 40): docs/source-host-receiver.md, docs/limits.md.
+// The source-host receiver: docs/source-host-receiver.md, docs/limits.md.
 /** POST /integrations/vcs-host-a/webhook. */
 export interface ReceiverConfig {
   /** Largest delivery body accepted, in bytes; larger ones get 413. */
@@ -281,7 +277,36 @@ function receiverFrom(env: Env): ReceiverConfig {
     deliveryRetentionDays: positiveIntFrom(env, 'SHIPYARD_RECEIVER_DELIVERY_RETENTION_DAYS', 14),
   };
 }
-// End of the source-host receiver (issue 40)
+// Outbound webhooks: docs/webhooks.md, docs/limits.md
+export interface WebhooksConfig {
+  /** How long one delivery attempt may take (connect, send, answer) before it counts as a timeout. */
+  attemptTimeoutMs: number;
+  /** The first retry's delay; later ones double, with jitter, up to retryMaxDelayMs. */
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** No retry starts later than this after a delivery's first attempt. */
+  retryWindowMs: number;
+  /**
+   * Deliveries under way at once (started, not yet delivered or failed, retries included) per
+   * webhook and per tenant; more wait, in order, to be started by the dispatcher.
+   */
+  inFlightPerWebhook: number;
+  inFlightPerTenant: number;
+  /** How often the dispatcher looks for events whose notification it missed. */
+  dispatchPollMs: number;
+}
+
+function webhooksFrom(env: Env): WebhooksConfig {
+  return {
+    attemptTimeoutMs: durationFrom(env, 'SHIPYARD_WEBHOOK_ATTEMPT_TIMEOUT', '10s'),
+    retryBaseDelayMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_BASE_DELAY', '10s'),
+    retryMaxDelayMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_MAX_DELAY', '1h'),
+    retryWindowMs: durationFrom(env, 'SHIPYARD_WEBHOOK_RETRY_WINDOW', '24h'),
+    inFlightPerWebhook: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_WEBHOOK', 4),
+    inFlightPerTenant: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_TENANT', 16),
+    dispatchPollMs: durationFrom(env, 'SHIPYARD_WEBHOOK_DISPATCH_POLL', '5s'),
+  };
+}
 
 function portFrom(env: Env, name: string): number | undefined {
   if (!env[name]) return undefined;
@@ -351,7 +376,7 @@ function projectRoot(): string {
   return dir;
 }
 
-// Cluster agents (issue 38): docs/agents.md and docs/limits.md, "Cluster agents".
+// Cluster agents: docs/agents.md and docs/limits.md, "Cluster agents".
 export interface AgentConfig {
   /** An agent whose last heartbeat is at most this old (ms) is `active`. */
   activeWithinMs: number;
@@ -452,7 +477,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: resourceLimitsFrom(env),
     inputLimits: inputLimitsFrom(env),
     agents: agentsFrom(env),
-    // Licensing (issue 38): docs/licensing.md.
+    // Licensing: docs/licensing.md.
     license: {
       publicKeyPem: env.SHIPYARD_LICENSE_PUBLIC_KEY || undefined,
       betaPeriodMonths: positiveIntFrom(env, 'SHIPYARD_BETA_PERIOD_MONTHS', 6),
@@ -466,5 +491,6 @@ export function loadConfig(env: Env = process.env): Config {
     scorecards: scorecardsFrom(env),
     receiver: receiverFrom(env),
     integrations: integrationsFrom(env),
+    webhooks: webhooksFrom(env),
   };
 }

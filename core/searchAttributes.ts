@@ -38,6 +38,7 @@ export const WORKFLOW_KINDS = [
   'search-crawl-pushes',
   'integration-sync',
   'integration-sync-tick',
+  'webhook-delivery',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

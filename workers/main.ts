@@ -6,6 +6,7 @@ import { createWorkerClients } from './clients';
 import { startOutboxDrain } from './outboxDrain';
 import { createPoolWorkers, installTemporalRuntime } from './pools';
 import { startScorecardWaker } from './scorecardWaker';
+import { startWebhookDispatch } from './webhookDispatch';
 
 /**
  * Worker entry point. `main.ts forge` runs the forge pool alone (one container per pool in
@@ -28,6 +29,9 @@ async function main(args: string[]): Promise<void> {
     const waker = pools.includes('platform')
       ? await startScorecardWaker(config, clients, workers.temporal, logger)
       : undefined;
+    const dispatch = pools.includes('platform')
+      ? await startWebhookDispatch(config, clients, workers.temporal, logger)
+      : undefined;
     // What the script sandbox's limits hold for here: per run (cgroup v2), or what it falls back to.
     if (pools.includes('forge')) {
       const sandbox = processSandbox(config.sandbox, { warn: (message) => logger.warn(message) });
@@ -41,6 +45,7 @@ async function main(args: string[]): Promise<void> {
       await workers.run();
     } finally {
       await waker?.stop();
+      await dispatch?.stop();
     }
     logger.info('workers stopped');
   } finally {

@@ -14,3 +14,4 @@ export { apiKeyExpiryNotices } from './apiKeyExpiry';
 export { databaseBackup } from './databaseBackup';
 export { scoreTenant, rescoreAllTenants, initiativeDeadlines } from './scorecards';
 export { integrationSync, integrationSyncTick } from './integrationSync';
+export { webhookDelivery } from './webhookDelivery';

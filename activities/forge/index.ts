@@ -7,6 +7,7 @@ import { appendLogs } from '../../core/forge/runLogStore';
 import { markOpenSteps, markRun, markStep, runParameters } from '../../core/forge/runStore';
 import { exchangeSlots } from '../../core/forge/slotStore';
 import { notifyRunStatus } from '../../core/notifications/commands';
+import { recordRunStatusEvent } from '../../core/webhooks/events';
 import { commitWithoutFlush, withTenant } from '../../db/tenancy';
 import {
   forgeWorkflowId,
@@ -43,6 +44,7 @@ export function createForgeActivities({ db, system, temporal, config: appConfig,
     // The API commits a run before starting its workflow: a run that is not there never will be.
     if (result === 'not-visible') throw ApplicationFailure.nonRetryable(`run ${runId} does not exist`, 'NoRun');
     if (result === 'written') await notifyRunStatus(trx, tenantId, runId, status);
+    if (result === 'written') await recordRunStatusEvent(trx, runId, status);
     return result;
   };
 

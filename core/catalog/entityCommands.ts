@@ -17,6 +17,7 @@ import {
 import { deleteEntity, getEntity, insertEntity, lockEntity, lockServiceId, updateEntity } from './entityStore';
 import { outgoingRelationRefs, replaceOutgoingRelations, resolveEntityRefs } from './relationStore';
 import type { EntityChange, EntityInput, EntitySource, EntityView, RelationInput, RelationType } from './types';
+import { recordEvent } from '../webhooks/events';
 
 // Every entity write, whoever makes it (the API, manifests, agents, the crawler): each appends
 // one changelog row per changed field and an audit entry, and bumps updated_at and
@@ -125,6 +126,7 @@ export async function createEntity(
   const changes = initialFields({ ...fields, relations: relations.map((r) => r.ref) });
   await appendChangelog(db, by.tenantId, entity.id, actorOf(by).actor, 'created', changes);
   await audited(db, by, entity.id, 'entity.created', { service_id: serviceId, name: entity.name, source });
+  await recordEvent(db, by.tenantId, 'entity.created', { entity });
   return entity;
 }
 
@@ -161,6 +163,7 @@ async function applyFields(
     service_id: view.service_id,
     fields: changes.map((change) => change.field),
   });
+  await recordEvent(db, by.tenantId, 'entity.updated', { entity, fields: changes.map((change) => change.field) });
   return entity;
 }
 
@@ -200,6 +203,9 @@ export async function removeEntity(db: Knex, by: Principal, idOrServiceId: strin
   const entity = await deleteEntity(db, idOrServiceId);
   if (!entity) throw notFound('Entity');
   await audited(db, by, entity.id, 'entity.deleted', { service_id: entity.service_id, name: entity.name });
+  await recordEvent(db, by.tenantId, 'entity.deleted', {
+    entity: { id: entity.id, service_id: entity.service_id, name: entity.name },
+  });
 }
 
 export const findEntity = (db: Knex, idOrServiceId: string): Promise<EntityView | undefined> =>

@@ -37,6 +37,8 @@ export interface EgressRequest {
   maxBodyBytes: number;
   /** The caller's cancellation: the request is aborted and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Answer headers the caller reads (lower-case names, e.g. `retry-after`): returned as `headers`. */
+  responseHeaders?: string[];
 }
 
 export interface EgressResponse {
@@ -44,6 +46,8 @@ export interface EgressResponse {
   /** UTF-8, at most maxBodyBytes (a character cut at the cap is left out). */
   body: string;
   truncated: boolean;
+  /** The answer's values of the `responseHeaders` asked for that it has. */
+  headers?: Record<string, string>;
 }
 
 /** Resolves a host name to every address it has (the system resolver, /etc/hosts included). */
@@ -153,7 +157,17 @@ export function createEgressClient(allow: EgressAllowList, resolve: Resolve = sy
       const response = await send(hop, await checkedAddresses(hop.url, signal), signal);
       const status = response.statusCode ?? 0;
       const location = REDIRECT_STATUSES.has(status) ? response.headers.location : undefined;
-      if (location === undefined) return { status, ...(await readCapped(response, request.maxBodyBytes)) };
+      if (location === undefined) {
+        const read = await readCapped(response, request.maxBodyBytes);
+        if (!request.responseHeaders) return { status, ...read };
+        const headers = Object.fromEntries(
+          request.responseHeaders.flatMap((name) => {
+            const value = response.headers[name];
+            return value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]];
+          }),
+        );
+        return { status, ...read, headers };
+      }
       response.destroy();
       if (redirects === MAX_REDIRECTS) {
         throw new EgressError(

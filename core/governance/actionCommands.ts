@@ -3,6 +3,7 @@ import { auditAs, actorName, type Actor } from '../audit/actor';
 import { RefusedAction, type AuditEvent } from '../audit/store';
 import { invalid, notFound } from '../errors';
 import { notifyActionAssigned } from '../notifications/commands';
+import { recordEvent } from '../webhooks/events';
 import { actionMoveRefusal } from './actionRules';
 import {
   actionOfSource,
@@ -89,7 +90,9 @@ export async function createAction(
       row.created_by,
     );
   }
-  return { action: await getAction(trx, id), created: true };
+  const action = await getAction(trx, id);
+  await recordEvent(trx, actor.tenantId, 'governance.action.created', { action });
+  return { action, created: true };
 }
 
 /** A PATCH: the fields given, a status move only as actionMoveRefusal allows; 404 when deleted or unknown. */

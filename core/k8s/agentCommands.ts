@@ -16,6 +16,7 @@ import {
   upsertAgent,
 } from './agentStore';
 import type { AgentRegistration } from './types';
+import { recordEvent } from '../webhooks/events';
 
 export type RegistrationOutcome =
   | { registered: true; cluster_id: string; token: string }
@@ -57,6 +58,10 @@ export async function registerAgent(
     targetType: 'cluster',
     targetId: clusterId,
     metadata: { display_name: registration.display_name },
+  });
+  const { cluster_id, display_name, environment, region } = registration;
+  await recordEvent(trx, principal.tenantId, 'agent.registered', {
+    agent: { cluster_id, display_name, environment, region },
   });
   return { registered: true, cluster_id: clusterId, token };
 }

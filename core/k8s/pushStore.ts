@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PushedFlow, PushSummary } from './types';
+import { subscribedTo } from '../webhooks/events';
 
 /** A pushed workload as the push statement reads it: the entity's service id already resolved. */
 export interface WorkloadRecord {
@@ -62,7 +63,14 @@ touched as (
          where previous_id is null or p_gone_at is not null or p_entity_id is null or p_images is distinct from images)
   order by s.service_id
   on conflict (tenant_id, service_id) do update set last_activity_at = now()
-  returning id, service_id
+  returning id, service_id, name, type, source, created_at, (xmax = 0) as inserted
+),
+-- entity.created for the entities this push created (core/webhooks/events.ts), in this statement.
+created_events as (
+  insert into webhook_events (tenant_id, kind, data)
+  select app_current_tenant(), 'entity.created', jsonb_build_object('entity', jsonb_build_object(
+      'id', id, 'service_id', service_id, 'name', name, 'type', type, 'source', source, 'created_at', created_at))
+    from touched where inserted and ${subscribedTo('entity.created')}
 ),
 matched as (
   select id, service_id from touched

@@ -31,6 +31,7 @@ import {
   upsertLicense,
   type Disconnection,
 } from './store';
+import { recordEvent } from '../webhooks/events';
 
 // The multi-step license operations: each runs in the caller's tenant transaction, audits what
 // it changed, and tells the tenant's Beta grace workflow when that changes its course.
@@ -151,6 +152,15 @@ export async function activateLicense(
       nodes: payload.nodes,
       expires_at: payload.expires_at,
       beta_ends_at: betaEnds,
+    },
+  });
+  await recordEvent(trx, caller.tenantId, 'license.activated', {
+    license: {
+      edition: payload.edition,
+      type: payload.type,
+      licensee: payload.licensee,
+      key_prefix: keyPrefix,
+      expires_at: payload.expires_at,
     },
   });
 }

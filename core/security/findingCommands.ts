@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { auditAs, type Actor } from '../audit/actor';
 import { RefusedAction, type AuditEvent } from '../audit/store';
+import { recordEvent } from '../webhooks/events';
 import { owningTeam } from '../catalog/ownerStore';
 import { notFound } from '../errors';
 import { createAction, requireEntity } from '../governance/actionCommands';
@@ -73,7 +74,10 @@ export async function recordFinding(
       source_id: result.id,
     });
   }
-  return { finding: (await getFinding(trx, result.id))!, opened: result.inserted, reopened };
+  const finding = (await getFinding(trx, result.id))!;
+  if (result.inserted || reopened)
+    await recordEvent(trx, actor.tenantId, 'security.finding.opened', { finding, reopened });
+  return { finding, opened: result.inserted, reopened };
 }
 
 /**

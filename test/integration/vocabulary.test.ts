@@ -22,6 +22,7 @@ import { NOTIFICATION_KINDS } from '../../core/notifications/types';
 import { GRADES } from '../../core/scorecards/types';
 import { TEAM_MEMBER_ROLES } from '../../core/teams/types';
 import { IDENTITY_PROVIDERS } from '../../core/users/types';
+import { DELIVERY_STATUSES, EVENT_KINDS } from '../../core/webhooks/types';
 import { createPool } from '../../db/pool';
 import { testConfig } from '../support/harness';
 
@@ -86,6 +87,8 @@ test.each([
   ['incidents', 'status', INCIDENT_STATUSES],
   ['incidents', 'urgency', INCIDENT_URGENCIES],
   ['incidents', 'severity', INCIDENT_SEVERITIES],
+  ['webhook_events', 'kind', EVENT_KINDS],
+  ['webhook_deliveries', 'status', DELIVERY_STATUSES],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });
