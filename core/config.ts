@@ -94,6 +94,8 @@ export interface Config {
     runLogsDays: number;
     /** Audit entries (audit_log) older than this are deleted. */
     auditDays: number;
+    /** Outbound webhook events (and their deliveries) dispatched longer ago than this are deleted, once none is pending. */
+    webhookDays: number;
     /** How often the schedule prunes. */
     intervalMs: number;
   };
@@ -466,6 +468,7 @@ export function loadConfig(env: Env = process.env): Config {
     retention: {
       runLogsDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_RUN_LOGS_DAYS', 30),
       auditDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_AUDIT_DAYS', 365),
+      webhookDays: positiveIntFrom(env, 'SHIPYARD_RETENTION_WEBHOOK_DAYS', 30),
       intervalMs: durationFrom(env, 'SHIPYARD_RETENTION_INTERVAL', '1h'),
     },
     crawl: {

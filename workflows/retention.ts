@@ -10,8 +10,9 @@ const { pruneExpiredRows } = proxyActivities<RetentionActivities>({
 });
 
 /**
- * Deletes run logs and audit entries older than their retention, in every tenant. Started by
- * the `shipyard-retention` schedule on the platform pool; only the counts enter its history.
+ * Deletes run logs, audit entries and dispatched webhook events older than their retention, in
+ * every tenant. Started by the `shipyard-retention` schedule on the platform pool; only the
+ * counts enter its history.
  */
 export async function pruneRetention(policy: RetentionPolicy): Promise<PruneCounts> {
   // One table after the other: the prune is background work and should not compete with itself.
@@ -25,7 +26,12 @@ export async function pruneRetention(policy: RetentionPolicy): Promise<PruneCoun
     keep_days: policy.keep_days.audit_log,
     batch_size: policy.batch_size,
   });
-  return { run_logs, audit_log };
+  const webhook_events = await pruneExpiredRows({
+    table: 'webhook_events',
+    keep_days: policy.keep_days.webhook_events,
+    batch_size: policy.batch_size,
+  });
+  return { run_logs, audit_log, webhook_events };
 }
 
 // The contract the schedule starts this workflow by (core/ names it, never imports it).

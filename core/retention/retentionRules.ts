@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 
 /** The tables whose rows expire, as the database's prune_expired_rows function accepts them. */
-export const RETENTION_TABLES = ['run_logs', 'audit_log'] as const;
+export const RETENTION_TABLES = ['run_logs', 'audit_log', 'webhook_events'] as const;
 export type RetentionTable = (typeof RETENTION_TABLES)[number];
 
 /**
@@ -27,7 +27,11 @@ export type PruneRetentionWorkflow = (policy: RetentionPolicy) => Promise<PruneC
 
 export function retentionPolicyOf(config: Config): RetentionPolicy {
   return {
-    keep_days: { run_logs: config.retention.runLogsDays, audit_log: config.retention.auditDays },
+    keep_days: {
+      run_logs: config.retention.runLogsDays,
+      audit_log: config.retention.auditDays,
+      webhook_events: config.retention.webhookDays,
+    },
     batch_size: PRUNE_BATCH_SIZE,
   };
 }

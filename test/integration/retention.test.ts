@@ -102,7 +102,7 @@ test('the platform pool creates the retention schedule at start: the configured 
       type: 'startWorkflow',
       workflowType: 'pruneRetention',
       taskQueue: TASK_QUEUES.platform,
-      args: [{ keep_days: { run_logs: 30, audit_log: 365 }, batch_size: 5_000 }],
+      args: [{ keep_days: { run_logs: 30, audit_log: 365, webhook_events: 30 }, batch_size: 5_000 }],
     }),
   );
 });
@@ -133,7 +133,7 @@ test('pruneRetention deletes run logs and audit entries older than their retenti
     taskQueue: TASK_QUEUES.platform,
     workflowId: `retention-test-${randomUUID()}`,
     // Batches of two: three expired rows per tenant and table take several statements.
-    args: [{ keep_days: { run_logs: 30, audit_log: 365 }, batch_size: 2 }],
+    args: [{ keep_days: { run_logs: 30, audit_log: 365, webhook_events: 30 }, batch_size: 2 }],
   });
   for (const tenant of tenants) {
     expect(await agesLeft(tenant.tenantId, 'run_logs')).toEqual([1, 29]);
@@ -142,6 +142,71 @@ test('pruneRetention deletes run logs and audit entries older than their retenti
   // At least ours: the database may hold other tenants' expired rows too.
   expect(counts.run_logs).toBeGreaterThanOrEqual(6);
   expect(counts.audit_log).toBeGreaterThanOrEqual(4);
+});
+
+/**
+ * A webhook of the tenant with one event per entry, dispatched `age` days ago (null: never), each
+ * with one delivery in `delivery` status; returns the events' ids in the entries' order.
+ */
+async function insertWebhookEvents(
+  tenantId: string,
+  events: { age: number | null; delivery: 'pending' | 'delivered' | 'failed' }[],
+): Promise<string[]> {
+  return withTenant(deps.db, tenantId, async (trx) => {
+    const [integration] = await trx('integrations')
+      .insert({ tenant_id: tenantId, name: 'Retention', type: 'custom', config: {} })
+      .returning('id');
+    const [webhook] = await trx('webhooks')
+      .insert({
+        tenant_id: tenantId,
+        integration_id: integration.id,
+        url: 'https://receiver.example/hook',
+        events: ['entity.created'],
+        secret_sealed: 'not used',
+        active: false,
+      })
+      .returning('id');
+    const ids: string[] = [];
+    for (const { age, delivery } of events) {
+      const dispatchedAt = age === null ? null : trx.raw('now() - make_interval(days => ?)', [age]);
+      const [event] = await trx('webhook_events')
+        .insert({ tenant_id: tenantId, kind: 'entity.created', data: {}, dispatched_at: dispatchedAt })
+        .returning('id');
+      await trx('webhook_deliveries').insert({
+        tenant_id: tenantId,
+        webhook_id: webhook.id,
+        event_id: event.id,
+        message_id: `msg_${event.id}`,
+        status: delivery,
+        started: true,
+      });
+      ids.push(event.id);
+    }
+    return ids;
+  });
+}
+
+test('pruneRetention deletes webhook events dispatched before their retention with their deliveries, and keeps any with a delivery still pending', async () => {
+  const { tenantId } = await createTenantWithRun();
+  const [delivered, failed, pending, recent] = await insertWebhookEvents(tenantId, [
+    { age: 40, delivery: 'delivered' },
+    { age: 45, delivery: 'failed' },
+    { age: 50, delivery: 'pending' },
+    { age: 5, delivery: 'delivered' },
+  ]);
+  const counts: PruneCounts = await deps.temporal.workflow.execute<typeof pruneRetention>('pruneRetention', {
+    taskQueue: TASK_QUEUES.platform,
+    workflowId: `retention-test-${randomUUID()}`,
+    args: [{ keep_days: { run_logs: 30, audit_log: 365, webhook_events: 30 }, batch_size: 1 }],
+  });
+  const left = await withTenant(deps.db, tenantId, async (trx) => ({
+    events: (await trx('webhook_events').pluck('id')).sort(),
+    deliveries: (await trx('webhook_deliveries').pluck('event_id')).sort(),
+  }));
+  expect(left.events).toEqual([pending, recent].sort());
+  expect(left.deliveries).toEqual([pending, recent].sort());
+  expect([delivered, failed].some((id) => left.events.includes(id))).toBe(false);
+  expect(counts.webhook_events).toBeGreaterThanOrEqual(2);
 });
 
 test('triggering the schedule runs a prune on the platform pool that deletes expired rows', async () => {
@@ -164,7 +229,7 @@ test('triggering the schedule runs a prune on the platform pool that deletes exp
   expect(await agesLeft(tenant.tenantId, 'audit_log')).toEqual([2]);
 });
 
-test('the cross-tenant delete is narrow: only the two tables, at least a day of retention, bounded batches, and the owner sees nothing outside it', async () => {
+test('the cross-tenant delete is narrow: only its tables, at least a day of retention, bounded batches, and the owner sees nothing outside it', async () => {
   const tenant = await createTenantWithRun();
   await insertAged(tenant, 'run_logs', [40]);
   const prune = (table: string, keepDays: number, batchSize: number) =>

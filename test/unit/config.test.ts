@@ -53,15 +53,16 @@ test("an integer setting past PostgreSQL's integer is refused at start-up, not f
   expect(loadConfig({ SHIPYARD_FORGE_RUN_STARTS_PER_MINUTE: '2147483647' }).forge.runStartsPerMinute).toBe(2147483647);
 });
 
-test('retention keeps run logs 30 days and audit entries 365, pruned hourly, unless configured otherwise', () => {
-  expect(loadConfig({}).retention).toEqual({ runLogsDays: 30, auditDays: 365, intervalMs: 3_600_000 });
+test('retention keeps run logs 30 days, audit entries 365 and webhook events 30, pruned hourly, unless configured otherwise', () => {
+  expect(loadConfig({}).retention).toEqual({ runLogsDays: 30, auditDays: 365, webhookDays: 30, intervalMs: 3_600_000 });
   expect(
     loadConfig({
       SHIPYARD_RETENTION_RUN_LOGS_DAYS: '7',
       SHIPYARD_RETENTION_AUDIT_DAYS: '90',
+      SHIPYARD_RETENTION_WEBHOOK_DAYS: '3',
       SHIPYARD_RETENTION_INTERVAL: '15m',
     }).retention,
-  ).toEqual({ runLogsDays: 7, auditDays: 90, intervalMs: 15 * 60_000 });
+  ).toEqual({ runLogsDays: 7, auditDays: 90, webhookDays: 3, intervalMs: 15 * 60_000 });
 });
 
 test('a retention of zero days, a non-number or a malformed interval stops the start, naming the variable', () => {
