@@ -1,3 +1,4 @@
+import { workflowId } from '../searchAttributes';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ENTITY_TYPES } from '../catalog/types';
 
@@ -299,7 +300,7 @@ export type MarkRunResult = 'written' | 'not-visible' | 'cancel-accepted' | 'alr
 /** What a forge activity answers the workflow for a status write (a run not there fails it instead). */
 export type RunMarkOutcome = Exclude<MarkRunResult, 'not-visible'>;
 
-export const forgeWorkflowId = (runId: string) => `forge-run-${runId}`;
+export const forgeWorkflowId = (runId: string) => workflowId('forge-run', runId);
 
 /** The forge run workflow as it is started, by name (`forgeRun`); workflows/forgeRun.ts implements it. */
 export type ForgeRunWorkflow = (input: ForgeRunInput) => Promise<void>;

@@ -1,3 +1,4 @@
+import { workflowId } from '../searchAttributes';
 import type { Config } from '../config';
 import type { RecurringWorkflow } from '../schedules';
 import type { Disconnection } from './store';
@@ -6,7 +7,7 @@ import type { Disconnection } from './store';
 // named here so the API and the schedule start them by name without importing workflow code.
 
 /** One Beta grace workflow per tenant: a second start for the same tenant is the same run. */
-export const betaGraceWorkflowId = (tenantId: string) => `beta-grace-${tenantId}`;
+export const betaGraceWorkflowId = (tenantId: string) => workflowId('beta-grace', tenantId);
 
 /**
  * Sent to a tenant's Beta grace workflow when its license changes (a key activated): that grace

@@ -1,3 +1,4 @@
+import { workflowId } from '../searchAttributes';
 import type { Config } from '../config';
 import type { RecurringWorkflow } from '../schedules';
 
@@ -6,7 +7,7 @@ import type { RecurringWorkflow } from '../schedules';
 // counts and batch bounds cross them: no tenant data enters a workflow's history.
 
 /** One scoring workflow per tenant: every wake-up of the same tenant reaches the same run. */
-export const scoreTenantWorkflowId = (tenantId: string) => `scorecards-${tenantId}`;
+export const scoreTenantWorkflowId = (tenantId: string) => workflowId('scorecards', tenantId);
 
 /** Sent (with signalWithStart) when the tenant has queued work. */
 export const SCORECARDS_QUEUED_SIGNAL = 'scorecards-queued';

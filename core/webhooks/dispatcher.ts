@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { ChangeListener } from '../../db/notifications';
 import type { Config } from '../config';
 import { NotifiedLoop } from '../notifiedLoop';
-import { shipyardSearchAttributes } from '../searchAttributes';
+import { shipyardSearchAttributes, workflowId } from '../searchAttributes';
 import { TASK_QUEUES } from '../taskQueues';
 import { dispatchEvents, markStarted, startableDeliveries, WEBHOOK_DISPATCH_CHANNEL } from './dispatchStore';
 import type { WebhookDeliveryInput, WebhookDeliveryWorkflow } from './types';
@@ -15,7 +15,7 @@ const BATCH_SIZE = 200;
 /** Workflow starts sent at once. */
 const START_CONCURRENCY = 20;
 
-export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
+export const webhookDeliveryWorkflowId = (deliveryId: string) => workflowId('webhook-delivery', deliveryId);
 
 export function webhookDeliveryInput(config: Config, tenantId: string, deliveryId: string): WebhookDeliveryInput {
   const { retryBaseDelayMs, retryMaxDelayMs, retryWindowMs, attemptTimeoutMs } = config.webhooks;
