@@ -234,7 +234,7 @@ describe('the daily auto-disconnect', () => {
         return recentActions.length > before ? recentActions.at(-1) : undefined;
       });
       expect(action.action.workflow.workflowId).toMatch(
-        /^shipyard-auto-disconnect-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/,
+        /^auto-disconnect-scheduled-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/,
       );
       const run = api.deps.temporal.workflow.getHandle<AutoDisconnectWorkflow>(action.action.workflow.workflowId);
       expect((await run.result()).tenants).toBeGreaterThanOrEqual(1);
