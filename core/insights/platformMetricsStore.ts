@@ -1,10 +1,17 @@
 import type { Knex } from 'knex';
-import type { ActorKind, CallerKind, CatalogCounts, DayFigures, ForgeRunFigures } from './platformMetricsRules';
-import { CALLER_KINDS } from './platformMetricsRules';
+import {
+  CALLER_KINDS,
+  type ActorKind,
+  type CallerKind,
+  type CatalogCounts,
+  type DayFigures,
+  type ForgeRunFigures,
+} from './platformMetricsRules';
 
-// The SQL of platform metrics. Every function but `tenantsToRollUp` runs in a tenant transaction
-// (row-level security scopes it). A day's raw figures read one UTC day of each source through
-// its (tenant_id, time) index; the catalog is a count over the tenant's entities as they are now.
+// The SQL of platform metrics (the reads' statements are exported: the benchmark's floor runs
+// them). Every function but `tenantsToRollUp` runs in a tenant transaction (row-level security
+// scopes it). A day's raw figures read one UTC day of each source through its (tenant_id, time)
+// index; the catalog is a count over the tenant's entities as they are now.
 
 interface RawDayRow {
   active_users: number;
@@ -15,7 +22,7 @@ interface RawDayRow {
   zero_result_searches: number;
 }
 
-const RAW_DAY_SQL = `
+export const RAW_DAY_SQL = `
   select
     (select count(*)::int from platform_daily_actors where day = :day::date and actor_kind = 'user') as active_users,
     (select count(*)::int from platform_daily_actors where day = :day::date and actor_kind = 'agent') as agents_connected,
@@ -56,15 +63,15 @@ export async function rawDayFigures(trx: Knex, day: string): Promise<Omit<DayFig
   };
 }
 
+export const CATALOG_COUNTS_SQL = `
+  select count(*)::int as entities, count(owner)::int as with_owner,
+    (count(*) filter (where coalesce(readme, '') <> ''))::int as with_docs, count(tier)::int as with_tier
+  from entities`;
+
 /** The tenant's catalog completeness now: a docs entity has a non-empty README. */
 export async function catalogCounts(trx: Knex): Promise<CatalogCounts> {
-  const [row] = await trx('entities').select(
-    trx.raw('count(*)::int as entities'),
-    trx.raw('count(owner)::int as with_owner'),
-    trx.raw("(count(*) filter (where coalesce(readme, '') <> ''))::int as with_docs"),
-    trx.raw('count(tier)::int as with_tier'),
-  );
-  return row as CatalogCounts;
+  const { rows } = await trx.raw<{ rows: CatalogCounts[] }>(CATALOG_COUNTS_SQL);
+  return rows[0];
 }
 
 /** Writes the tenant's figures of one day, replacing any earlier rollup of it. */
@@ -92,21 +99,15 @@ export async function lastRolledDay(trx: Knex): Promise<string | null> {
   return (row as { day: string | null } | undefined)?.day ?? null;
 }
 
+export const ROLLED_UP_DAYS_SQL = `
+  select to_char(day, 'YYYY-MM-DD') as day, active_users, agents_connected, api_calls, forge_runs, searches,
+    zero_result_searches, catalog
+  from platform_metrics_daily where day between :from::date and :to::date order by platform_metrics_daily.day`;
+
 /** The rolled-up days between `from` and `to` (inclusive), oldest first: one primary-key range. */
 export async function rolledUpDays(trx: Knex, from: string, to: string): Promise<DayFigures[]> {
-  return trx('platform_metrics_daily')
-    .select(
-      trx.raw("to_char(day, 'YYYY-MM-DD') as day"),
-      'active_users',
-      'agents_connected',
-      'api_calls',
-      'forge_runs',
-      'searches',
-      'zero_result_searches',
-      'catalog',
-    )
-    .whereBetween('day', [from, to])
-    .orderBy('platform_metrics_daily.day');
+  const { rows } = await trx.raw<{ rows: DayFigures[] }>(ROLLED_UP_DAYS_SQL, { from, to });
+  return rows;
 }
 
 /** Every tenant with the day it was created (the system role): the rollup's work list. */
