@@ -4,9 +4,10 @@ import { addDays, completeness, daysToRollUp, type DayFigures } from './platform
 import { catalogCounts, lastRolledDay, rawDayFigures, rolledUpDays, saveRollup } from './platformMetricsStore';
 
 /**
- * Rolls up the tenant's closed days that are due (yesterday, and any the schedule missed up to
- * `backfillDays` back), one short tenant transaction per day; returns how many. The catalog is
- * a snapshot, so only yesterday's rollup records it: an older day's catalog is gone.
+ * Rolls up the tenant's closed days that are due (the latest two, and any the schedule missed up
+ * to `backfillDays` back), one short tenant transaction per day; returns how many. The catalog is
+ * a snapshot, so only yesterday's rollup takes it: an older day's catalog is gone (a day rolled
+ * up again keeps the one it has).
  */
 export async function rollUpTenant(
   db: Knex,

@@ -88,9 +88,16 @@ export function readRange(
 }
 
 /**
- * The closed days a tenant's rollup computes: yesterday always (re-running a day replaces it),
- * and every day after the last one rolled up that the schedule missed, at most `backfillDays`
- * back and never before the tenant existed. Oldest first.
+ * How many of the latest closed days every rollup computes again (re-running a day replaces it):
+ * the day before yesterday too, since calls counted before midnight and flushed after it, and runs
+ * that finished after it, land in it after its first rollup.
+ */
+export const SETTLING_DAYS = 2;
+
+/**
+ * The closed days a tenant's rollup computes: the SETTLING_DAYS latest, and every day after the
+ * last one rolled up that the schedule missed; at most `backfillDays` back and never before the
+ * tenant existed (yesterday always). Oldest first.
  */
 export function daysToRollUp(
   today: string,
@@ -101,7 +108,11 @@ export function daysToRollUp(
   const yesterday = addDays(today, -1);
   let first = addDays(today, -backfillDays);
   if (tenantCreated > first) first = tenantCreated;
-  if (lastRolled && addDays(lastRolled, 1) > first) first = addDays(lastRolled, 1);
+  if (lastRolled) {
+    const [next, settling] = [addDays(lastRolled, 1), addDays(today, -SETTLING_DAYS)];
+    const resume = next < settling ? next : settling;
+    if (resume > first) first = resume;
+  }
   if (first > yesterday) first = yesterday;
   const days: string[] = [];
   for (let day = first; day <= yesterday; day = addDays(day, 1)) days.push(day);

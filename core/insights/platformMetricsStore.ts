@@ -74,7 +74,10 @@ export async function catalogCounts(trx: Knex): Promise<CatalogCounts> {
   return rows[0];
 }
 
-/** Writes the tenant's figures of one day, replacing any earlier rollup of it. */
+/**
+ * Writes the tenant's figures of one day, replacing any earlier rollup of it; a catalog snapshot
+ * taken earlier is kept when this rollup took none.
+ */
 export async function saveRollup(trx: Knex, tenantId: string, figures: DayFigures): Promise<void> {
   await trx('platform_metrics_daily')
     .insert({
@@ -90,7 +93,16 @@ export async function saveRollup(trx: Knex, tenantId: string, figures: DayFigure
       computed_at: trx.fn.now(),
     })
     .onConflict(['tenant_id', 'day'])
-    .merge();
+    .merge({
+      active_users: trx.raw('excluded.active_users'),
+      agents_connected: trx.raw('excluded.agents_connected'),
+      api_calls: trx.raw('excluded.api_calls'),
+      forge_runs: trx.raw('excluded.forge_runs'),
+      searches: trx.raw('excluded.searches'),
+      zero_result_searches: trx.raw('excluded.zero_result_searches'),
+      catalog: trx.raw('coalesce(excluded.catalog, platform_metrics_daily.catalog)'),
+      computed_at: trx.raw('excluded.computed_at'),
+    });
 }
 
 /** The tenant's last rolled-up day, null before its first rollup. */

@@ -181,7 +181,7 @@ describe('the rollup', () => {
     ]);
   });
 
-  test('running a day again replaces its figures, never adds to them', async () => {
+  test('running a day again replaces its figures, never adds to them, and keeps the catalog it took', async () => {
     await seedDay(a.tenantId, daysAgo(1), {
       users: [],
       agents: [],
@@ -189,11 +189,17 @@ describe('the rollup', () => {
       runs: [],
       searches: [0],
     });
-    expect(await rollUpTenant(deps.db, { id: a.tenantId, created: LONG_AGO }, today, 30)).toBe(1);
-    const res = await get(a.admin, `?from=${daysAgo(1)}&to=${daysAgo(1)}`);
+    // The latest two days again: the day before yesterday keeps its catalog, null (missed).
+    expect(await rollUpTenant(deps.db, { id: a.tenantId, created: LONG_AGO }, today, 30)).toBe(2);
+    const res = await get(a.admin, `?from=${daysAgo(2)}&to=${daysAgo(1)}`);
     expect(res.body.days).toEqual([
+      { ...expectedDay(2, null), forge_runs: expect.any(Array) },
       { ...expectedDay(1, CATALOG), forge_runs: [], searches: 1, zero_result_searches: 1 },
     ]);
+    // Rolled up again (as of two days ago) without a snapshot, the oldest day keeps the one it took.
+    expect(await rollUpTenant(deps.db, { id: a.tenantId, created: LONG_AGO }, daysAgo(1), 30)).toBe(2);
+    const kept = await get(a.admin, `?from=${daysAgo(3)}&to=${daysAgo(3)}`);
+    expect(kept.body.days).toEqual([{ ...expectedDay(3, CATALOG), forge_runs: expect.any(Array) }]);
   });
 });
 

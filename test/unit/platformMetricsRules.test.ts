@@ -39,20 +39,26 @@ describe('readRange', () => {
 });
 
 describe('daysToRollUp', () => {
-  test('a nightly run after a rolled-up night computes yesterday alone', () => {
-    expect(daysToRollUp(TODAY, '2026-02-27', '2025-01-01', 30)).toEqual(['2026-02-28']);
+  test('a nightly run after a rolled-up night computes yesterday and, again, the day before', () => {
+    expect(daysToRollUp(TODAY, '2026-02-27', '2025-01-01', 30)).toEqual(['2026-02-27', '2026-02-28']);
   });
 
-  test('yesterday is computed again when it was already rolled up (the rollup replaces it)', () => {
-    expect(daysToRollUp(TODAY, '2026-02-28', '2025-01-01', 30)).toEqual(['2026-02-28']);
+  test('the latest two days are computed again when already rolled up (the rollup replaces them)', () => {
+    expect(daysToRollUp(TODAY, '2026-02-28', '2025-01-01', 30)).toEqual(['2026-02-27', '2026-02-28']);
   });
 
   test('the days the schedule missed are computed, oldest first', () => {
-    expect(daysToRollUp(TODAY, '2026-02-25', '2025-01-01', 30)).toEqual(['2026-02-26', '2026-02-27', '2026-02-28']);
+    expect(daysToRollUp(TODAY, '2026-02-24', '2025-01-01', 30)).toEqual([
+      '2026-02-25',
+      '2026-02-26',
+      '2026-02-27',
+      '2026-02-28',
+    ]);
   });
 
   test('a backfill reaches at most backfillDays back, and never before the tenant existed', () => {
     expect(daysToRollUp(TODAY, null, '2025-01-01', 3)).toEqual(['2026-02-26', '2026-02-27', '2026-02-28']);
+    expect(daysToRollUp(TODAY, '2026-02-20', '2025-01-01', 1)).toEqual(['2026-02-28']);
     expect(daysToRollUp(TODAY, null, '2026-02-27', 30)).toEqual(['2026-02-27', '2026-02-28']);
     expect(daysToRollUp(TODAY, null, TODAY, 30)).toEqual(['2026-02-28']);
   });
