@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import {
+  addDays,
   CALLER_KINDS,
   type ActorKind,
   type CallerKind,
@@ -33,7 +34,7 @@ export const RAW_DAY_SQL = `
         round(percentile_cont(0.95) within group (order by duration_ms))::int as duration_p95_ms
       from (
         select mold_slug, status, extract(epoch from finished_at - started_at) * 1000 as duration_ms
-        from runs where created_at >= :start::timestamptz and created_at < :start::timestamptz + interval '1 day'
+        from runs where created_at >= :start::timestamptz and created_at < :end::timestamptz
       ) as timed
       group by mold_slug, status
     ) as r) as forge_runs,
@@ -41,12 +42,14 @@ export const RAW_DAY_SQL = `
   from (
     select count(*)::int as searches, (count(*) filter (where result_count = 0))::int as zero_result_searches
     from search_queries
-    where created_at >= :start::timestamptz and created_at < :start::timestamptz + interval '1 day'
+    where created_at >= :start::timestamptz and created_at < :end::timestamptz
   ) as s`;
 
 /** One day's figures from the raw rows (the recorded calls and actors, runs, searches), without the catalog. */
 export async function rawDayFigures(trx: Knex, day: string): Promise<Omit<DayFigures, 'catalog'>> {
-  const { rows } = await trx.raw<{ rows: RawDayRow[] }>(RAW_DAY_SQL, { day, start: `${day}T00:00:00Z` });
+  // The bounds as instants: a day's length in the session's time zone is not always 24 hours.
+  const [start, end] = [`${day}T00:00:00Z`, `${addDays(day, 1)}T00:00:00Z`];
+  const { rows } = await trx.raw<{ rows: RawDayRow[] }>(RAW_DAY_SQL, { day, start, end });
   const row = rows[0];
   const calls = row.api_calls ?? {};
   return {

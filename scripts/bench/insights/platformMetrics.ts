@@ -87,7 +87,7 @@ export async function bench(): Promise<void> {
   const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: 1 });
   const rolledUp = positional(ROLLED_UP_DAYS_SQL, ['from', 'to']);
-  const rawDay = positional(RAW_DAY_SQL, ['day', 'start']);
+  const rawDay = positional(RAW_DAY_SQL, ['day', 'start', 'end']);
   try {
     const today = utcDay(new Date());
     const caseOf = (days: number) => {
@@ -99,7 +99,7 @@ export async function bench(): Promise<void> {
         try {
           await client.query(`begin; set local app.tenant_id = ${escapeLiteral(tenantId)}`);
           await client.query(rolledUp, [from, addDays(today, -1)]);
-          await client.query(rawDay, [today, `${today}T00:00:00Z`]);
+          await client.query(rawDay, [today, `${today}T00:00:00Z`, `${addDays(today, 1)}T00:00:00Z`]);
           await client.query(CATALOG_COUNTS_SQL);
           await client.query('commit');
         } finally {
