@@ -97,7 +97,7 @@ export const SETTLING_DAYS = 2;
 /**
  * The closed days a tenant's rollup computes: the SETTLING_DAYS latest, and every day after the
  * last one rolled up that the schedule missed; at most `backfillDays` back and never before the
- * tenant existed (yesterday always). Oldest first.
+ * tenant existed (none for a tenant created today). Oldest first.
  */
 export function daysToRollUp(
   today: string,
@@ -113,7 +113,6 @@ export function daysToRollUp(
     const resume = next < settling ? next : settling;
     if (resume > first) first = resume;
   }
-  if (first > yesterday) first = yesterday;
   const days: string[] = [];
   for (let day = first; day <= yesterday; day = addDays(day, 1)) days.push(day);
   return days;

@@ -60,7 +60,7 @@ describe('daysToRollUp', () => {
     expect(daysToRollUp(TODAY, null, '2025-01-01', 3)).toEqual(['2026-02-26', '2026-02-27', '2026-02-28']);
     expect(daysToRollUp(TODAY, '2026-02-20', '2025-01-01', 1)).toEqual(['2026-02-28']);
     expect(daysToRollUp(TODAY, null, '2026-02-27', 30)).toEqual(['2026-02-27', '2026-02-28']);
-    expect(daysToRollUp(TODAY, null, TODAY, 30)).toEqual(['2026-02-28']);
+    expect(daysToRollUp(TODAY, null, TODAY, 30)).toEqual([]);
   });
 });
 
