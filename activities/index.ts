@@ -5,6 +5,7 @@ import { createForgeActivities } from './forge';
 import { createIntegrationSyncActivities } from './integrationSync';
 import { createLicenseActivities } from './license';
 import { createNotificationActivities } from './notifications';
+import { createPlatformMetricsActivities } from './platformMetrics';
 import { createProbeActivities } from './probe';
 import { createRetentionActivities } from './retention';
 import { createScorecardActivities } from './scorecards';
@@ -24,6 +25,7 @@ const POOL_ACTIVITIES: Record<WorkerPool, (deps: ActivityDeps) => object> = {
     ...createScorecardActivities(deps),
     ...createIntegrationSyncActivities(deps),
     ...createWebhookActivities(deps),
+    ...createPlatformMetricsActivities(deps),
   }),
 };
 

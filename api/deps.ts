@@ -28,6 +28,7 @@ import { AggregateReads } from './http/aggregateReads';
 import { KeyedGate } from '../core/keyedGate';
 import { RequestPacer } from './http/requestPacer';
 import { createSearchEngine, type SearchEngine } from '../search/client';
+import { PlatformActivityRecorder } from '../core/insights/platformMetricsRecorder';
 
 /** The long-lived clients a request may use, created once per process. */
 export interface AppDeps {
@@ -69,6 +70,8 @@ export interface AppDeps {
    * rather than hold the server open until SHUTDOWN_TIMEOUT_MS cuts them.
    */
   stopping: AbortController;
+  /** The calls and callers this process counts for platform metrics, written every few seconds. */
+  platformActivity: PlatformActivityRecorder;
 }
 
 /**
@@ -118,6 +121,8 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
   const stopping = new AbortController();
   // One listener per open log stream: many is normal, not a leak.
   setMaxListeners(0, stopping.signal);
+  const platformActivity = new PlatformActivityRecorder(db, logger);
+  platformActivity.start(config.platformMetrics.flushIntervalMs);
   return {
     config,
     logger,
@@ -146,12 +151,14 @@ export async function createDeps(config: Config, logger: Logger): Promise<AppDep
     }),
     policies: new PolicyReader(config.admin.policyCacheMs),
     stopping,
+    platformActivity,
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
   deps.stopping.abort();
   await deps.changes.close();
+  await deps.platformActivity.stop();
   await Promise.allSettled([
     deps.db.destroy(),
     deps.system.destroy(),

@@ -144,6 +144,7 @@ export interface Config {
   receiver: ReceiverConfig;
   integrations: IntegrationsConfig;
   webhooks: WebhooksConfig;
+  platformMetrics: PlatformMetricsConfig;
 }
 
 // Operations and GitOps
@@ -495,5 +496,28 @@ export function loadConfig(env: Env = process.env): Config {
     receiver: receiverFrom(env),
     integrations: integrationsFrom(env),
     webhooks: webhooksFrom(env),
+    platformMetrics: platformMetricsFrom(env),
+  };
+}
+
+// Platform metrics
+/** GET /insights/platform-metrics and its nightly rollup (docs/insights/platform-metrics.md, docs/limits.md). */
+export interface PlatformMetricsConfig {
+  /** How often the platform pool's schedule rolls up the closed days (every 24 h: at 00:00 UTC). */
+  rollupIntervalMs: number;
+  /** How many days back a rollup computes the days the schedule missed. */
+  backfillDays: number;
+  /** How often each API process writes the calls and callers it counted. */
+  flushIntervalMs: number;
+  /** The most days one read may cover; more is a 400. */
+  maxRangeDays: number;
+}
+
+function platformMetricsFrom(env: Env): PlatformMetricsConfig {
+  return {
+    rollupIntervalMs: durationFrom(env, 'SHIPYARD_PLATFORM_METRICS_ROLLUP_INTERVAL', '1d'),
+    backfillDays: positiveIntFrom(env, 'SHIPYARD_PLATFORM_METRICS_BACKFILL_DAYS', 30),
+    flushIntervalMs: durationFrom(env, 'SHIPYARD_PLATFORM_METRICS_FLUSH_INTERVAL', '10s'),
+    maxRangeDays: positiveIntFrom(env, 'SHIPYARD_PLATFORM_METRICS_MAX_RANGE_DAYS', 366),
   };
 }

@@ -39,6 +39,7 @@ export const WORKFLOW_KINDS = [
   'integration-sync',
   'integration-sync-tick',
   'webhook-delivery',
+  'platform-metrics',
 ] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 

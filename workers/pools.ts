@@ -17,6 +17,7 @@ import { reconcileSchedule } from '../core/forge/reconcileSchedule';
 import { syncTickSchedule } from '../core/integrations/syncControl';
 import { autoDisconnectSchedule } from '../core/license/licenseWorkflows';
 import { apiKeyExpirySchedule } from '../core/notifications/apiKeyExpiry';
+import { platformMetricsSchedule } from '../core/insights/platformMetricsSchedule';
 import { retentionSchedule } from '../core/retention/retentionSchedule';
 import { initiativeDeadlinesSchedule, rescoreAllSchedule } from '../core/scorecards/scorecardWorkflows';
 import { ensureSchedule, type RecurringWorkflow } from '../core/schedules';
@@ -95,6 +96,7 @@ const POOL_SCHEDULES: Record<WorkerPool, ((config: Config) => RecurringWorkflow)
     rescoreAllSchedule,
     initiativeDeadlinesSchedule,
     syncTickSchedule,
+    platformMetricsSchedule,
   ],
 };
 

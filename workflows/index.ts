@@ -15,3 +15,4 @@ export { databaseBackup } from './databaseBackup';
 export { scoreTenant, rescoreAllTenants, initiativeDeadlines } from './scorecards';
 export { integrationSync, integrationSyncTick } from './integrationSync';
 export { webhookDelivery } from './webhookDelivery';
+export { rollupPlatformMetrics } from './platformMetrics';

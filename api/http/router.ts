@@ -117,6 +117,7 @@ export function buildApiRouter(routes: RouteDefinition[], deps: AppDeps): Router
           const authorized = (found: Principal) => {
             auth = found;
             authorize(auth, access, operation);
+            deps.platformActivity.record(auth);
             return auth;
           };
           const principal = async (trx: Knex.Transaction) =>

@@ -17,6 +17,7 @@ import { GITOPS_COMMAND_ACTIONS, GITOPS_COMMAND_STATUSES } from '../../core/gito
 import { DECISION_KINDS, LOG_LEVELS, RUN_STATUSES, SLOT_KINDS, STEP_STATUSES } from '../../core/forge/types';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES } from '../../core/integrations/types';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, INCIDENT_URGENCIES } from '../../core/incidents/types';
+import { ACTOR_KINDS, CALLER_KINDS } from '../../core/insights/platformMetricsRules';
 import { EDITION_PREFIX, LICENSE_TYPES } from '../../core/license/keys';
 import { NOTIFICATION_KINDS } from '../../core/notifications/types';
 import { GRADES } from '../../core/scorecards/types';
@@ -89,6 +90,8 @@ test.each([
   ['incidents', 'severity', INCIDENT_SEVERITIES],
   ['webhook_events', 'kind', EVENT_KINDS],
   ['webhook_deliveries', 'status', DELIVERY_STATUSES],
+  ['platform_api_calls', 'caller_kind', CALLER_KINDS],
+  ['platform_daily_actors', 'actor_kind', ACTOR_KINDS],
 ])('the CHECK constraint on %s.%s allows exactly the vocabulary of core/', async (table, column, vocabulary) => {
   expect((await allowedValues(table, column)).sort()).toEqual([...vocabulary].sort());
 });
