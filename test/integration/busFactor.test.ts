@@ -50,7 +50,10 @@ const HISTORIES: Record<string, FakeCommit[]> = {
     commit('new2@a.test', 10, 10),
     commit('ancient@a.test', 99_999, 400),
   ],
-  'acme/quiet': [],
+  // Nothing in the window.
+  'acme/quiet': [commit('gone@a.test', 10, 100)],
+  // No commit at all: the host answers 409 to its commit list.
+  'acme/empty': [],
 };
 
 let repositoryIds: Record<string, string>;
@@ -70,7 +73,7 @@ beforeAll(async () => {
   host = await startFakeSourceHost();
   for (const [name, history] of Object.entries(HISTORIES)) {
     host.repositories.add(name);
-    host.commits.set(name, history);
+    if (history.length) host.commits.set(name, history);
   }
   const integration = await call(suite.adminA.token, 'POST', '/integrations', {
     name: 'source host',
@@ -175,7 +178,7 @@ describe('GET /insights/bus-factor', () => {
     expect(res.body.repositories.map((r: { full_name: string }) => r.full_name)).toEqual(['acme/solo', 'acme/tie']);
   });
 
-  test('null with a reason: no commits in the window, no linked repository', async () => {
+  test('null with a reason: no commits in the window, no linked repository; an empty repository crawls', async () => {
     expect((await busFactor(`entity_id=${entities.quiet}`)).body).toMatchObject({
       bus_factor: null,
       reason: 'no_commits_in_window',
@@ -187,6 +190,10 @@ describe('GET /insights/bus-factor', () => {
       reason: 'no_linked_repository',
       repositories: [],
     });
+    const empty = await busFactor(`repository_id=${repositoryIds['acme/empty']}`);
+    expect(empty.body).toMatchObject({ bus_factor: null, reason: 'no_commits_in_window' });
+    const listed = await call(suite.adminA.token, 'GET', '/repositories?search=acme/empty');
+    expect(listed.body.repositories[0].crawl_status).toBe('crawled');
   });
 
   test('bad queries are 400s; unknown ids 404s', async () => {
