@@ -270,6 +270,18 @@ test('a new commit changes the kept figure at the next crawl, and a bus_factor r
   expect(passing.reason).toBe('bus factor 2');
 });
 
+test('an entity created with a link to a crawled repository has its kept figure at once, not at the next crawl', async () => {
+  const created = await createEntity({
+    name: uniqueId('Newcomer'),
+    links: [{ title: 'code', url: `${host.url}/acme/team` }],
+  });
+  const three = await call(suite.adminA.token, 'GET', '/entities?bus_factor=3&limit=100');
+  // The team's entity and the one linking to both repositories since the pal's commit, and the newcomer.
+  expect(three.body.entities.map((e: { id: string }) => e.id).sort()).toEqual(
+    [entities.team, entities.both, created.id].sort(),
+  );
+});
+
 /** Polls `read` until `done` holds of its answer, failing after `deadlineMs`. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 30_000): Promise<T> {
   const until = Date.now() + deadlineMs;
