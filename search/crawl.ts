@@ -209,8 +209,9 @@ function docDocument(repository: RepositoryRow, file: SourceHostFile): DocDocume
 /**
  * Crawls one repository: fetches its README, docs/ and the commits since the newest kept one,
  * keeps the commits, writes to the engine each file that is new, changed, or not indexed (a
- * recrawl's reset), deletes those gone, then records the hashes and when it is due again. A host failure is recorded on the repository (status `failed`,
- * retried after `crawl.retryMs`); anything else throws, for the activity's retries.
+ * recrawl's reset), deletes those gone, then records the hashes and when it is due again. A
+ * host failure is recorded on the repository (status `failed`, retried after `crawl.retryMs`);
+ * anything else throws, for the activity's retries.
  */
 export async function crawlRepository(
   deps: CrawlDeps,
@@ -318,7 +319,7 @@ async function fetchCommits(
   limits: Config['commitHistory'],
 ): Promise<CommitRow[]> {
   const since = kept && kept.since > keptFrom ? kept.since : keptFrom;
-  const { commits } = await client.listCommits(repository.full_name, since, limits.listPerCrawl);
+  const commits = await client.listCommits(repository.full_name, since, limits.listPerCrawl);
   const wanted = commits
     .filter((commit) => !kept?.shas.has(commit.sha) && commit.committed_at >= keptFrom)
     .sort((a, b) => a.committed_at.getTime() - b.committed_at.getTime() || (a.sha < b.sha ? -1 : 1))

@@ -97,8 +97,8 @@ export async function refreshEntityBusFactors(
   tenantId: string,
   htmlUrl: string | null,
   now = new Date(),
-): Promise<number> {
-  if (!htmlUrl) return 0;
+): Promise<void> {
+  if (!htmlUrl) return;
   const entities = await entitiesLinkingToUrl(trx, htmlUrl);
   const figures = [];
   for (const entity of entities) {
@@ -106,7 +106,6 @@ export async function refreshEntityBusFactors(
     if (figure) figures.push(figure);
   }
   await keep(trx, tenantId, figures);
-  return entities.length;
 }
 
 /**

@@ -152,15 +152,11 @@ export class SourceHostClient {
   }
 
   /**
-   * The commits committed at `since` or later (the host lists newest first), at most `max` of
-   * them, merge commits left out (their lines are the merged branch's, counted in its own
-   * commits). `truncated`: there were more than `max`, and the oldest were not listed.
+   * The commits committed at `since` or later, the newest `max` of them when there are more (the
+   * host lists newest first), merge commits left out (their lines are the merged branch's,
+   * counted in its own commits).
    */
-  async listCommits(
-    fullName: string,
-    since: Date,
-    max: number,
-  ): Promise<{ commits: SourceHostCommit[]; truncated: boolean }> {
+  async listCommits(fullName: string, since: Date, max: number): Promise<SourceHostCommit[]> {
     const commits: SourceHostCommit[] = [];
     const query = `since=${encodeURIComponent(since.toISOString())}&per_page=${PAGE_SIZE}`;
     for (let page = 1, listed = 0; ; page++) {
@@ -172,10 +168,10 @@ export class SourceHostClient {
       if (!Array.isArray(answer) || !answer.every(isCommit))
         throw new SourceHostError(undefined, 'the commit list is not what the host API answers');
       for (const entry of answer) {
-        if (listed++ >= max) return { commits, truncated: true };
+        if (listed++ >= max) return commits;
         if ((entry.parents?.length ?? 0) <= 1) commits.push(commitOf(entry));
       }
-      if (answer.length < PAGE_SIZE) return { commits, truncated: false };
+      if (answer.length < PAGE_SIZE) return commits;
     }
   }
 
