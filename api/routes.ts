@@ -14,6 +14,7 @@ import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { incidentRoutes } from './incidents/routes';
 import { platformMetricsRoutes } from './insights/platformMetricsRoutes';
+import { busFactorRoutes } from './insights/busFactorRoutes';
 import { integrationRoutes } from './integrations/routes';
 import { receiverRoutes } from './integrations/receiverRoutes';
 import { webhookRoutes } from './integrations/webhookRoutes';
@@ -70,4 +71,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...incidentRoutes,
   ...webhookRoutes,
   ...platformMetricsRoutes,
+  ...busFactorRoutes,
 ];
