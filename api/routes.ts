@@ -13,6 +13,7 @@ import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { incidentRoutes } from './incidents/routes';
+import { doraRoutes } from './insights/doraRoutes';
 import { integrationRoutes } from './integrations/routes';
 import { receiverRoutes } from './integrations/receiverRoutes';
 import { webhookRoutes } from './integrations/webhookRoutes';
@@ -68,4 +69,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...receiverRoutes,
   ...incidentRoutes,
   ...webhookRoutes,
+  ...doraRoutes,
 ];

@@ -142,6 +142,7 @@ export interface Config {
   receiver: ReceiverConfig;
   integrations: IntegrationsConfig;
   webhooks: WebhooksConfig;
+  dora: DoraConfig;
 }
 
 // Operations and GitOps
@@ -260,6 +261,16 @@ function integrationsFrom(env: Env): IntegrationsConfig {
     syncSlotsPerTenant: positiveIntFrom(env, 'SHIPYARD_INTEGRATION_SYNC_SLOTS_PER_TENANT', 2),
     incidentLookbackMs: durationFrom(env, 'SHIPYARD_INCIDENT_LOOKBACK', '90d'),
   };
+}
+
+// DORA metrics: docs/insights/dora.md, docs/limits.md.
+export interface DoraConfig {
+  /** A deployment followed by an incident on its entity within this long is a failed change. */
+  failureWindowMs: number;
+}
+
+function doraFrom(env: Env): DoraConfig {
+  return { failureWindowMs: durationFrom(env, 'SHIPYARD_DORA_FAILURE_WINDOW', '24h') };
 }
 
 // The source-host receiver: docs/source-host-receiver.md, docs/limits.md.
@@ -492,5 +503,6 @@ export function loadConfig(env: Env = process.env): Config {
     receiver: receiverFrom(env),
     integrations: integrationsFrom(env),
     webhooks: webhooksFrom(env),
+    dora: doraFrom(env),
   };
 }
