@@ -33,8 +33,7 @@ export const leadTimeBand = (ms: number): DoraBand =>
   bandOf((bound) => ms < bound, [DAY_MS, 7 * DAY_MS + 1, 30 * DAY_MS + 1]);
 
 /** Elite: 5% or less; high: 10%; medium: 15%; low: more (the report's low cluster is at 64%). */
-export const changeFailureRateBand = (percent: number): DoraBand =>
-  bandOf((bound) => percent <= bound, [5, 10, 15]);
+export const changeFailureRateBand = (percent: number): DoraBand => bandOf((bound) => percent <= bound, [5, 10, 15]);
 
 /** Elite: under an hour; high: under a day; medium: a day to a week; low: longer. */
 export const timeToRestoreBand = (ms: number): DoraBand =>

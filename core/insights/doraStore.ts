@@ -9,9 +9,7 @@ import { commitsOfRepositories, type CommitRow } from '../repositories/commitSto
 
 /** Whose metrics: the tenant's, one entity's, or a team's (the entities it owns). */
 export type DoraScope =
-  | { kind: 'tenant' }
-  | { kind: 'entity'; entityId: string }
-  | { kind: 'team'; team: string; column: TeamColumn };
+  { kind: 'tenant' } | { kind: 'entity'; entityId: string } | { kind: 'team'; team: string; column: TeamColumn };
 
 export interface DoraSpan {
   from: Date;
@@ -155,9 +153,14 @@ export async function restoreFigures(db: Knex, scope: DoraScope, span: DoraSpan)
     .from(resolved.as('x'))
     .select<{ resolved: string; median_seconds: number | null }[]>(
       db.raw('count(*) as resolved'),
-      db.raw('percentile_cont(0.5) within group (order by extract(epoch from x.resolved_at - x.opened_at)) as median_seconds'),
+      db.raw(
+        'percentile_cont(0.5) within group (order by extract(epoch from x.resolved_at - x.opened_at)) as median_seconds',
+      ),
     );
-  return { resolved: Number(row.resolved), median_seconds: row.median_seconds === null ? null : Number(row.median_seconds) };
+  return {
+    resolved: Number(row.resolved),
+    median_seconds: row.median_seconds === null ? null : Number(row.median_seconds),
+  };
 }
 
 export interface NamingDeploymentRow {
@@ -224,6 +227,9 @@ export async function commitsOfEntities(db: Knex, entityIds: string[], since: Da
   const byRepository = Map.groupBy(commits, (commit) => commit.repository_id);
   const byEntity = new Map<string, CommitRow[]>();
   for (const link of links)
-    byEntity.set(link.entity_id, [...(byEntity.get(link.entity_id) ?? []), ...(byRepository.get(link.repository_id) ?? [])]);
+    byEntity.set(link.entity_id, [
+      ...(byEntity.get(link.entity_id) ?? []),
+      ...(byRepository.get(link.repository_id) ?? []),
+    ]);
   return byEntity;
 }

@@ -10,7 +10,7 @@ export async function up(knex: Knex): Promise<void> {
     create index k8s_deployments_by_time on k8s_deployments (tenant_id, deployed_at);
     create index runs_finished on runs (tenant_id, finished_at) where status in ('completed', 'failed');
     create index runs_by_entity_parameter on runs ((parameters->>'entity_id'), finished_at)
-      where status in ('completed', 'failed') and parameters ? 'entity_id';
+      where status in ('completed', 'failed') and parameters \\? 'entity_id';
     create index incidents_opened on incidents (tenant_id, opened_at);
     create index incidents_resolved on incidents (tenant_id, resolved_at) where resolved_at is not null;
   `);
