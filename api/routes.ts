@@ -13,6 +13,7 @@ import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import type { RouteDefinition } from './http/route';
 import { incidentRoutes } from './incidents/routes';
+import { busFactorRoutes } from './insights/busFactorRoutes';
 import { doraRoutes } from './insights/doraRoutes';
 import { integrationRoutes } from './integrations/routes';
 import { receiverRoutes } from './integrations/receiverRoutes';
@@ -69,5 +70,6 @@ export const apiRoutes: RouteDefinition[] = [
   ...receiverRoutes,
   ...incidentRoutes,
   ...webhookRoutes,
+  ...busFactorRoutes,
   ...doraRoutes,
 ];

@@ -142,6 +142,7 @@ export interface Config {
   receiver: ReceiverConfig;
   integrations: IntegrationsConfig;
   webhooks: WebhooksConfig;
+  commitHistory: CommitHistoryConfig;
   dora: DoraConfig;
 }
 
@@ -316,6 +317,24 @@ function webhooksFrom(env: Env): WebhooksConfig {
     inFlightPerWebhook: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_WEBHOOK', 4),
     inFlightPerTenant: positiveIntFrom(env, 'SHIPYARD_WEBHOOK_IN_FLIGHT_PER_TENANT', 16),
     dispatchPollMs: durationFrom(env, 'SHIPYARD_WEBHOOK_DISPATCH_POLL', '5s'),
+  };
+}
+
+// Commit history and bus factor: docs/insights/bus-factor.md, docs/limits.md
+export interface CommitHistoryConfig {
+  /** Commits older than this many days are neither fetched nor kept. */
+  days: number;
+  /** Commits whose details (lines changed) one crawl of a repository fetches; the rest wait for the next. */
+  fetchPerCrawl: number;
+  /** Commits one crawl lists from the host (100 per request); past it, the oldest of the gap are skipped. */
+  listPerCrawl: number;
+}
+
+function commitHistoryFrom(env: Env): CommitHistoryConfig {
+  return {
+    days: positiveIntFrom(env, 'SHIPYARD_COMMIT_HISTORY_DAYS', 365),
+    fetchPerCrawl: positiveIntFrom(env, 'SHIPYARD_COMMIT_FETCH_PER_CRAWL', 300),
+    listPerCrawl: positiveIntFrom(env, 'SHIPYARD_COMMIT_LIST_PER_CRAWL', 3000),
   };
 }
 
@@ -503,6 +522,7 @@ export function loadConfig(env: Env = process.env): Config {
     receiver: receiverFrom(env),
     integrations: integrationsFrom(env),
     webhooks: webhooksFrom(env),
+    commitHistory: commitHistoryFrom(env),
     dora: doraFrom(env),
   };
 }

@@ -14,6 +14,8 @@ import {
   syncRepositories,
   type RepositoryRow,
 } from '../core/repositories/store';
+import { insertCommits, newestKeptCommits, pruneCommits, type CommitRow } from '../core/repositories/commitStore';
+import { refreshEntityBusFactors } from '../core/insights/busFactorCommands';
 import { SourceHostClient, SourceHostError, type SourceHostFile } from '../core/sourceHost/client';
 import { workflowId } from '../core/searchAttributes';
 import { withTenant } from '../db/tenancy';
@@ -75,7 +77,7 @@ export interface CrawlDeps {
   search: SearchEngine;
   egress: EgressClient;
   keyring: Keyring;
-  config: Pick<Config, 'crawl'>;
+  config: Pick<Config, 'crawl' | 'commitHistory'>;
   /** Hears of files the engine refused: they are not recorded as indexed, so each crawl tries them again. */
   onRefused?: OnRefused;
 }
@@ -86,6 +88,8 @@ export interface RepositoryCrawl {
   indexed: number;
   unchanged: number;
   removed: number;
+  /** Commits fetched and kept. */
+  commits: number;
 }
 
 /** A failure of the host or of the way to it: recorded on the repository, retried later. */
@@ -211,7 +215,7 @@ export async function crawlRepository(
   tenantId: string,
   repositoryId: string,
 ): Promise<RepositoryCrawl> {
-  const none = { indexed: 0, unchanged: 0, removed: 0 };
+  const none = { indexed: 0, unchanged: 0, removed: 0, commits: 0 };
   const repository = await withTenant(deps.db, tenantId, (trx) => getRepository(trx, repositoryId));
   if (!repository) return { status: 'crawled', ...none }; // removed since it was listed as due
   const failed = async (error: string): Promise<RepositoryCrawl> => {
@@ -222,13 +226,18 @@ export async function crawlRepository(
   };
   const host = await sourceHost(deps, tenantId, repository.integration_id);
   if ('problem' in host) return failed(host.problem);
+  const kept = await withTenant(deps.db, tenantId, (trx) => newestKeptCommits(trx, repositoryId));
+  const keptFrom = new Date(Date.now() - deps.config.commitHistory.days * DAY_MS);
   let files: SourceHostFile[];
+  let commits: CommitRow[];
   try {
-    const [readme, docs] = await Promise.all([
+    const [readme, docs, fetched] = await Promise.all([
       host.client.readme(repository.full_name),
       host.client.docs(repository.full_name),
+      fetchCommits(host.client, repository, kept, keptFrom, deps.config.commitHistory),
     ]);
     files = [...(readme ? [readme] : []), ...docs];
+    commits = fetched;
   } catch (err) {
     if (!isHostFailure(err)) throw err;
     return failed((err as Error).message);
@@ -269,6 +278,10 @@ export async function crawlRepository(
       trx,
       gone.map((row) => row.id),
     );
+    const keptCommits = await insertCommits(trx, tenantId, commits);
+    await pruneCommits(trx, repositoryId, keptFrom);
+    // Every crawl, new commits or not: the window moves on with the days.
+    await refreshEntityBusFactors(trx, tenantId, repository.html_url);
     await recordCrawl(trx, repositoryId, {
       status: 'crawled',
       error: null,
@@ -279,6 +292,46 @@ export async function crawlRepository(
       indexed: indexed.length,
       unchanged: files.length - changed.length,
       removed: gone.length,
+      commits: keptCommits,
     };
   });
+}
+
+const DAY_MS = 86_400_000;
+/** Commit details fetched at once from the host. */
+const COMMIT_DETAIL_CONCURRENCY = 4;
+
+/**
+ * The commits to keep from this crawl: those the host lists from the newest kept one (or the
+ * window's start) that are not kept yet, oldest first, at most `fetchPerCrawl`, each with its
+ * lines changed (one request each); the rest are listed again by the next crawl. A commit whose
+ * details are over the answer size limit (a vendored or generated dump) counts no lines.
+ */
+async function fetchCommits(
+  client: SourceHostClient,
+  repository: RepositoryRow,
+  kept: { since: Date; shas: Set<string> } | null,
+  keptFrom: Date,
+  limits: Config['commitHistory'],
+): Promise<CommitRow[]> {
+  const since = kept && kept.since > keptFrom ? kept.since : keptFrom;
+  const { commits } = await client.listCommits(repository.full_name, since, limits.listPerCrawl);
+  const wanted = commits
+    .filter((commit) => !kept?.shas.has(commit.sha) && commit.committed_at >= keptFrom)
+    .sort((a, b) => a.committed_at.getTime() - b.committed_at.getTime() || (a.sha < b.sha ? -1 : 1))
+    .slice(0, limits.fetchPerCrawl);
+  const rows: CommitRow[] = [];
+  for (let i = 0; i < wanted.length; i += COMMIT_DETAIL_CONCURRENCY) {
+    const batch = wanted.slice(i, i + COMMIT_DETAIL_CONCURRENCY);
+    const stats = await Promise.all(batch.map((commit) => client.commitStats(repository.full_name, commit.sha)));
+    batch.forEach((commit, j) =>
+      rows.push({
+        repository_id: repository.id,
+        ...commit,
+        additions: stats[j]?.additions ?? 0,
+        deletions: stats[j]?.deletions ?? 0,
+      }),
+    );
+  }
+  return rows;
 }

@@ -34,8 +34,8 @@ export const entityRoutes = [
     query: entityListQuery,
     responses: { 200: { description: '`{entities, page, pagination}`', schema: entityListSchema } },
     handler: async ({ db, query }) => {
-      const { limit, cursor, fields, tags, grade, ...filters } = query;
-      const filter = { ...filters, tags: tagList(tags), grades: gradeList(grade) };
+      const { limit, cursor, fields, tags, grade, bus_factor, ...filters } = query;
+      const filter = { ...filters, tags: tagList(tags), grades: gradeList(grade), busFactor: bus_factor };
       const window = shapeAKeysetWindow({ limit, cursor });
       const selected = selectedFields(fields);
       const { items, page, pagination } = await readShapeAKeysetPage(

@@ -140,6 +140,13 @@ export const entityListQuery = {
       maxLength: 40,
       description: 'Comma-separated scorecard grades (A+ written A%2B); entities whose latest grade is one of them',
     },
+    bus_factor: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      description:
+        'Entities whose bus factor (over the default 90-day window, kept since the last crawl of their repositories) is this',
+    },
     fields: {
       type: 'string',
       minLength: 1,

@@ -36,6 +36,8 @@ export interface EntityFilter {
   hasRelations?: boolean;
   /** Entities whose latest scorecard has one of these grades (never-scored entities match none). */
   grades?: Grade[];
+  /** Entities whose kept bus factor (entity_bus_factors) is this. */
+  busFactor?: number;
 }
 
 type FilterValues = Required<Omit<EntityFilter, 'hasRelations'>>;
@@ -58,6 +60,7 @@ interface FilterShape {
   /** Whether entities must have relations (true) or have none (false); null: either. */
   hasRelations: boolean | null;
   grades: boolean;
+  busFactor: boolean;
 }
 
 const filterShape = (filter: EntityFilter): FilterShape => ({
@@ -68,6 +71,7 @@ const filterShape = (filter: EntityFilter): FilterShape => ({
   manifestType: filter.manifestType !== undefined,
   hasRelations: filter.hasRelations ?? null,
   grades: Boolean(filter.grades?.length),
+  busFactor: filter.busFactor !== undefined,
 });
 
 /** The filtered entities, unordered (`e`). */
@@ -89,6 +93,11 @@ function filteredEntities(q: Knex, values: Placeholders<FilterValues>, shape: Fi
   if (shape.grades) {
     query.whereExists(
       q('entity_scorecards as s').whereRaw('s.entity_id = e.id').whereRaw('s.grade = any(?::text[])', [values.grades]),
+    );
+  }
+  if (shape.busFactor) {
+    query.whereExists(
+      q('entity_bus_factors as b').whereRaw('b.entity_id = e.id').where('b.bus_factor', values.busFactor),
     );
   }
   if (shape.hasRelations !== null) {

@@ -26,6 +26,7 @@ export const CHECK_KINDS = [
   'lifecycle_in',
   'workload_seen_within',
   'no_open_finding_above',
+  'bus_factor',
 ] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
@@ -82,6 +83,19 @@ const variants = {
     properties: { kind: kind('no_open_finding_above'), severity: { type: 'string', enum: FINDING_SEVERITIES } },
     additionalProperties: false,
   },
+  bus_factor: {
+    type: 'object',
+    description:
+      "The entity's bus factor (over the default 90-day window, kept since the last crawl of its repositories) is at least `min` and at most `max` (one or both); an entity without one fails",
+    required: ['kind'],
+    minProperties: 2,
+    properties: {
+      kind: kind('bus_factor'),
+      min: { type: 'integer', minimum: 1, maximum: 1000 },
+      max: { type: 'integer', minimum: 1, maximum: 1000 },
+    },
+    additionalProperties: false,
+  },
 } as const;
 
 /**
@@ -110,6 +124,7 @@ export const checkVariantsSchema = {
     variants.lifecycle_in,
     variants.workload_seen_within,
     variants.no_open_finding_above,
+    variants.bus_factor,
   ],
 } as const;
 export type Check = FromSchema<typeof checkVariantsSchema>;
@@ -140,6 +155,8 @@ export interface EntityFacts {
   lastWorkloadSeenAt: Date | null;
   /** The most severe open or acknowledged finding, or null. */
   worstOpenFinding: FindingSeverity | null;
+  /** The kept bus factor (entity_bus_factors); null without one (no commits, never computed). */
+  busFactor: number | null;
 }
 
 export interface CheckResult {
@@ -187,5 +204,13 @@ export function evaluateCheck(check: Check, facts: EntityFacts, now: Date): Chec
       return facts.worstOpenFinding !== null && severityRank(facts.worstOpenFinding) > severityRank(check.severity)
         ? fail(`open ${facts.worstOpenFinding} finding, above ${check.severity}`)
         : pass(`no open finding above ${check.severity}`);
+    case 'bus_factor': {
+      if (facts.busFactor === null) return fail('no bus factor: no commits in the window');
+      if (check.min !== undefined && facts.busFactor < check.min)
+        return fail(`bus factor ${facts.busFactor}, below ${check.min}`);
+      if (check.max !== undefined && facts.busFactor > check.max)
+        return fail(`bus factor ${facts.busFactor}, above ${check.max}`);
+      return pass(`bus factor ${facts.busFactor}`);
+    }
   }
 }

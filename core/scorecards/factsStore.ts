@@ -4,7 +4,7 @@ import { FINDING_SEVERITIES } from './types';
 
 // What the checks read about a batch of entities, in one statement: every fact is a column of
 // the entity or an index lookup beside it (links to crawled repositories, deprecated
-// dependencies, the latest workload sighting, the worst open finding), never a query per
+// dependencies, the latest workload sighting, the worst open finding, the kept bus factor), never a query per
 // entity. Findings the scorecards opened themselves are left out: a failing rule would otherwise
 // fail the security rule too, one scoring later.
 
@@ -33,7 +33,8 @@ export const FACTS_SQL = `
       where f.entity_id = e.id and f.status in ('open', 'acknowledged') and f.source <> 'scorecard'
       order by array_position(array[${FINDING_SEVERITIES.map((severity) => `'${severity}'`).join(', ')}], f.severity)
       limit 1
-    ) as worst_open_finding
+    ) as worst_open_finding,
+    (select b.bus_factor from entity_bus_factors b where b.entity_id = e.id) as bus_factor
   from entities e`;
 
 interface FactsRecord {
@@ -50,6 +51,7 @@ interface FactsRecord {
   deprecated_dependencies: string[];
   last_workload_seen_at: Date | null;
   worst_open_finding: EntityFacts['worstOpenFinding'];
+  bus_factor: number | null;
 }
 
 const toFacts = (row: FactsRecord): EntityFactsRow => ({
@@ -66,6 +68,7 @@ const toFacts = (row: FactsRecord): EntityFactsRow => ({
   deprecatedDependencies: row.deprecated_dependencies,
   lastWorkloadSeenAt: row.last_workload_seen_at,
   worstOpenFinding: row.worst_open_finding,
+  busFactor: row.bus_factor,
 });
 
 /** The facts of the listed entities that still exist (a deleted one drops out). */

@@ -13,6 +13,13 @@ export async function requestFullRescore(db: Knex, tenantId: string): Promise<vo
   await db.raw('select pg_notify(?, ?)', [SCORECARD_QUEUE_CHANNEL, '']);
 }
 
+/** Asks for these entities to be scored again: what a check reads changed outside the entity (its bus factor). */
+export async function requestRescoreOf(db: Knex, tenantId: string, entityIds: string[]): Promise<void> {
+  if (entityIds.length === 0) return;
+  await db('scorecard_queue').insert(entityIds.map((entityId) => ({ tenant_id: tenantId, entity_id: entityId })));
+  await db.raw('select pg_notify(?, ?)', [SCORECARD_QUEUE_CHANNEL, '']);
+}
+
 /** As requestFullRescore for every tenant (the nightly run; the system role). */
 export async function requestFullRescoreOfEveryTenant(system: Knex): Promise<number> {
   const { rowCount } = await system.raw<{ rowCount: number }>(

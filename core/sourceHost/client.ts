@@ -25,6 +25,19 @@ export interface SourceHostFile {
   sha: string;
 }
 
+/** A commit as the commit list shows it (no lines changed: those take a request per commit). */
+export interface SourceHostCommit {
+  sha: string;
+  author_name: string;
+  /** Lower-cased. */
+  author_email: string;
+  authored_at: Date;
+  committed_at: Date;
+}
+
+/** Lines a commit changed; null when its details were over the answer size limit. */
+export type SourceHostCommitStats = { additions: number; deletions: number } | null;
+
 /** The host answered with an error status (`status`), or with something that is not its API. */
 export class SourceHostError extends Error {
   constructor(
@@ -43,6 +56,7 @@ const MAX_PAGES = 50;
 const MAX_DOC_FILES = 200;
 const FULL_NAME = /^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/;
 const MARKDOWN = /\.(md|markdown)$/i;
+const SHA = /^[0-9a-f]{40}$/;
 
 /** A repository as the host's API and its webhook payloads show it. */
 export interface HostRepository {
@@ -66,6 +80,22 @@ interface HostEntry {
   content?: string;
   encoding?: string;
 }
+
+interface HostCommit {
+  sha: string;
+  parents?: unknown[];
+  commit: {
+    author?: { name?: string; email?: string; date?: string } | null;
+    committer?: { date?: string } | null;
+  };
+  stats?: { additions?: number; deletions?: number };
+}
+
+const isCommit = (value: unknown): value is HostCommit =>
+  typeof (value as HostCommit)?.sha === 'string' &&
+  SHA.test((value as HostCommit).sha.toLowerCase()) &&
+  typeof (value as HostCommit).commit === 'object' &&
+  (value as HostCommit).commit !== null;
 
 const isRepository = (value: unknown): value is HostRepository =>
   typeof (value as HostRepository)?.full_name === 'string' &&
@@ -121,14 +151,53 @@ export class SourceHostClient {
     return files.sort((a, b) => a.path.localeCompare(b.path));
   }
 
+  /**
+   * The commits committed at `since` or later (the host lists newest first), at most `max` of
+   * them, merge commits left out (their lines are the merged branch's, counted in its own
+   * commits). `truncated`: there were more than `max`, and the oldest were not listed.
+   */
+  async listCommits(
+    fullName: string,
+    since: Date,
+    max: number,
+  ): Promise<{ commits: SourceHostCommit[]; truncated: boolean }> {
+    const commits: SourceHostCommit[] = [];
+    const query = `since=${encodeURIComponent(since.toISOString())}&per_page=${PAGE_SIZE}`;
+    for (let page = 1, listed = 0; ; page++) {
+      const answer = await this.get(`${repositoryPath(fullName)}/commits?${query}&page=${page}`, { missing: [] });
+      if (!Array.isArray(answer) || !answer.every(isCommit))
+        throw new SourceHostError(undefined, 'the commit list is not what the host API answers');
+      for (const entry of answer) {
+        if (listed++ >= max) return { commits, truncated: true };
+        if ((entry.parents?.length ?? 0) <= 1) commits.push(commitOf(entry));
+      }
+      if (answer.length < PAGE_SIZE) return { commits, truncated: false };
+    }
+  }
+
+  /** The lines one commit added and deleted (its details: one request). */
+  async commitStats(fullName: string, sha: string): Promise<SourceHostCommitStats> {
+    if (!SHA.test(sha)) throw new SourceHostError(undefined, `"${sha}" is not a commit sha`);
+    const entry = await this.get(`${repositoryPath(fullName)}/commits/${sha}`, { oversized: null });
+    if (entry === null) return null;
+    const additions = (entry as HostCommit)?.stats?.additions;
+    const deletions = (entry as HostCommit)?.stats?.deletions;
+    if (!Number.isSafeInteger(additions) || !Number.isSafeInteger(deletions) || additions! < 0 || deletions! < 0)
+      throw new SourceHostError(undefined, 'a commit is not what the host API answers');
+    return { additions: additions!, deletions: deletions! };
+  }
+
   private contentsPath(fullName: string, path: string): string {
     // Each segment encoded: a name from the host cannot add or climb segments.
     const segments = path.split('/').filter((segment) => segment && segment !== '.' && segment !== '..');
     return `${repositoryPath(fullName)}/contents/${segments.map(encodeURIComponent).join('/')}`;
   }
 
-  /** GET `path` as JSON; a 404 answers `missing` when given. */
-  private async get(path: string, { missing }: { missing?: unknown } = {}): Promise<unknown> {
+  /** GET `path` as JSON; a 404 answers `missing` and an answer over the size limit `oversized`, when given. */
+  private async get(
+    path: string,
+    { missing, oversized }: { missing?: unknown; oversized?: unknown } = {},
+  ): Promise<unknown> {
     const res = await this.egress.request({
       method: 'GET',
       url: `${this.baseUrl}${path}`,
@@ -140,6 +209,7 @@ export class SourceHostClient {
     if (res.status === 404 && missing !== undefined) return missing;
     if (res.status < 200 || res.status > 299)
       throw new SourceHostError(res.status, `the source host answered ${res.status} to GET ${path.split('?')[0]}`);
+    if (res.truncated && oversized !== undefined) return oversized;
     if (res.truncated)
       throw new SourceHostError(undefined, `the answer to GET ${path} is over ${MAX_BODY_BYTES} bytes`);
     try {
@@ -172,6 +242,20 @@ export function repositoryOf(
     private: Boolean(host.private),
     default_branch: host.default_branch || 'main',
     html_url: host.html_url ?? null,
+  };
+}
+
+function commitOf(entry: HostCommit): SourceHostCommit {
+  const authoredAt = new Date(entry.commit.author?.date ?? '');
+  const committedAt = new Date(entry.commit.committer?.date ?? entry.commit.author?.date ?? '');
+  if (Number.isNaN(authoredAt.getTime()) || Number.isNaN(committedAt.getTime()))
+    throw new SourceHostError(undefined, `commit ${entry.sha} has no valid dates`);
+  return {
+    sha: entry.sha.toLowerCase(),
+    author_name: (entry.commit.author?.name ?? '').slice(0, 255),
+    author_email: (entry.commit.author?.email ?? '').toLowerCase().slice(0, 320),
+    authored_at: authoredAt,
+    committed_at: committedAt,
   };
 }
 

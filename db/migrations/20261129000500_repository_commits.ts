@@ -32,11 +32,14 @@ export async function up(knex: Knex): Promise<void> {
       computed_at timestamptz not null default now()
     );
     create index entity_bus_factors_by_value on entity_bus_factors (tenant_id, bus_factor, entity_id);
+    -- The entities that link to a repository (its page address as a link's url): the ones whose
+    -- bus factor a crawl of it refreshes, found without a scan of the tenant's entities.
+    create index entities_by_link on entities using gin (links jsonb_path_ops);
   `);
   await knex.raw(tenantIsolationSql('repository_commits'));
   await knex.raw(tenantIsolationSql('entity_bus_factors'));
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop table entity_bus_factors; drop table repository_commits');
+  await knex.raw('drop index if exists entities_by_link; drop table entity_bus_factors; drop table repository_commits');
 }

@@ -52,6 +52,8 @@ function checkSql(check: Check): string {
       return `coalesce(f.last_workload_seen_at > now() - interval '${check.days} days', false)`;
     case 'no_open_finding_above':
       return `f.worst_open_finding is null or array_position(${severityOrder}, f.worst_open_finding) >= array_position(${severityOrder}, ${escapeLiteral(check.severity)})`;
+    case 'bus_factor':
+      return `coalesce(f.bus_factor >= ${check.min ?? 1} and f.bus_factor <= ${check.max ?? 1000}, false)`;
   }
 }
 

@@ -13,7 +13,9 @@ import { FAKES_HOST } from './testEnv';
  *
  * For the crawler: `GET /user/repos` pages the repositories (with `details` per repository),
  * and `GET /repos/o/r/readme` and `/contents/{path}` serve `files` (path → text per repository):
- * a file base64-encoded, a directory as the list of its children.
+ * a file base64-encoded, a directory as the list of its children. `commits` (per repository) are
+ * served as the host does: `GET /repos/o/r/commits?since=&per_page=&page=` lists them newest
+ * first without lines changed, `GET /repos/o/r/commits/{sha}` gives one with its `stats`.
  */
 export interface FakeSourceHost {
   url: string;
@@ -26,7 +28,19 @@ export interface FakeSourceHost {
   moved: Map<string, string>;
   details: Map<string, Partial<RepositoryDetails>>;
   files: Map<string, Map<string, string>>;
+  commits: Map<string, FakeCommit[]>;
   close(): Promise<void>;
+}
+
+/** A commit of the fake host; `sha` defaults to a hash of the rest, `parents` to one. */
+export interface FakeCommit {
+  sha?: string;
+  author_name: string;
+  author_email: string;
+  committed_at: Date;
+  additions: number;
+  deletions: number;
+  parents?: number;
 }
 
 interface RepositoryDetails {
@@ -76,6 +90,26 @@ function contents(files: Map<string, string>, path: string): unknown {
   return children.size ? [...children.values()] : undefined;
 }
 
+const commitSha = (commit: FakeCommit) =>
+  commit.sha ??
+  sha(`${commit.author_email}\n${commit.committed_at.toISOString()}\n${commit.additions}\n${commit.deletions}`);
+
+/** A commit as the host's list shows it; with its stats as the host's commit detail does. */
+function commitEntry(commit: FakeCommit, withStats: boolean) {
+  const date = commit.committed_at.toISOString();
+  return {
+    sha: commitSha(commit),
+    parents: Array.from({ length: commit.parents ?? 1 }, (_, i) => ({ sha: sha(`parent ${i}`) })),
+    commit: {
+      author: { name: commit.author_name, email: commit.author_email, date },
+      committer: { name: commit.author_name, email: commit.author_email, date },
+    },
+    ...(withStats && {
+      stats: { additions: commit.additions, deletions: commit.deletions, total: commit.additions + commit.deletions },
+    }),
+  };
+}
+
 const send = (res: ServerResponse, status: number, body?: unknown) => {
   res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
   res.end(body === undefined ? undefined : JSON.stringify(body));
@@ -92,6 +126,7 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
     moved: new Map(),
     details: new Map(),
     files: new Map(),
+    commits: new Map(),
   } as unknown as FakeSourceHost;
   const server: Server = createServer(async (req, res) => {
     let raw = '';
@@ -129,6 +164,28 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
             ...details,
           };
         }),
+      );
+    }
+    const commits = /^\/repos\/([^/]+)\/([^/]+)\/commits(?:\/([0-9a-f]{40}))?$/.exec(path);
+    if (req.method === 'GET' && commits) {
+      const repository = `${decodeURIComponent(commits[1])}/${decodeURIComponent(commits[2])}`;
+      if (!host.repositories.has(repository)) return send(res, 404, { message: 'Not Found' });
+      const history = host.commits.get(repository) ?? [];
+      if (commits[3]) {
+        const found = history.find((commit) => commitSha(commit) === commits[3]);
+        return found ? send(res, 200, commitEntry(found, true)) : send(res, 404, { message: 'Not Found' });
+      }
+      const since = new Date(url.searchParams.get('since') ?? 0);
+      const perPage = Number(url.searchParams.get('per_page') ?? 30);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const listed = history
+        .filter((commit) => commit.committed_at >= since)
+        .sort((a, b) => b.committed_at.getTime() - a.committed_at.getTime())
+        .slice((page - 1) * perPage, page * perPage);
+      return send(
+        res,
+        200,
+        listed.map((commit) => commitEntry(commit, false)),
       );
     }
     const file = /^\/repos\/([^/]+)\/([^/]+)\/(readme|contents\/(.+))$/.exec(path);

@@ -17,6 +17,7 @@ const bare: EntityFacts = {
   deprecatedDependencies: [],
   lastWorkloadSeenAt: null,
   worstOpenFinding: null,
+  busFactor: null,
 };
 const full: EntityFacts = {
   ...bare,
@@ -65,6 +66,21 @@ test.each<[string, Check, EntityFacts, EntityFacts, RegExp]>([
     { ...full, worstOpenFinding: 'high' },
     /open high finding, above medium/,
   ],
+  [
+    'bus_factor (min)',
+    { kind: 'bus_factor', min: 2 },
+    { ...full, busFactor: 2 },
+    { ...full, busFactor: 1 },
+    /bus factor 1, below 2/,
+  ],
+  [
+    'bus_factor (max)',
+    { kind: 'bus_factor', max: 3 },
+    { ...full, busFactor: 3 },
+    { ...full, busFactor: 4 },
+    /bus factor 4, above 3/,
+  ],
+  ['bus_factor (none)', { kind: 'bus_factor', min: 2 }, { ...full, busFactor: 5 }, bare, /no bus factor: no commits/],
 ])('%s passes on the passing facts and fails with its reason on the failing ones', (_, check, ok, bad, reason) => {
   expect(evaluateCheck(check, ok, now).passed).toBe(true);
   const failed = evaluateCheck(check, bad, now);
@@ -82,6 +98,9 @@ test('the check schema accepts each kind with its fields and names the wrong fie
   expect(validate.errors?.some((e) => /tag|severity/.test(e.instancePath))).toBe(false);
   expect(validate({ kind: 'run_script', script: 'rm -rf /' })).toBe(false);
   expect(validate({ kind: 'has_docs', extra: 1 })).toBe(false);
+  expect(validate({ kind: 'bus_factor', min: 2, max: 5 })).toBe(true);
+  expect(validate({ kind: 'bus_factor' })).toBe(false); // neither bound
+  expect(validate({ kind: 'bus_factor', min: 0 })).toBe(false);
 });
 
 const grading = { a_plus: 95, a: 85, b: 70, c: 55, d: 40 };
