@@ -5,27 +5,37 @@ import { syncIncidentTool } from '../../core/incidents/sync';
 import { withTenant } from '../../db/tenancy';
 import { useCatalogSuite } from '../support/catalogSuite';
 import { startFakeIncidentTool, type FakeIncidentTool } from '../support/fakeIncidentTool';
+import { startFakeSourceHost, type FakeSourceHost } from '../support/fakeSourceHost';
 import { forgeCaller } from '../support/forgeRuns';
 import { startWorkers, testConfig, type TestWorkers } from '../support/harness';
+import { useSearchIndex } from '../support/searchIndex';
 
 // GET /insights/dora on histories built through the API and the fakes: agent pushes whose image
-// changes are deployments, runs of a deploying mold, incidents from the fake incident tool. Each
+// changes are deployments, runs of a deploying mold, commits the crawl fetches from the fake
+// source host, incidents from the fake incident tool's sync. Each
 // figure and band at the entity, team and tenant scopes; null with the reason for a missing
 // source or nothing to measure; the query's 400s and 404s; the tenant boundary.
 
+jest.setTimeout(120_000);
 const { suite, call, uniqueId, createEntity } = useCatalogSuite();
+useSearchIndex();
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const egress = createEgressClient(parseEgressAllow(testConfig().egressAllow));
 let tool: FakeIncidentTool;
+let host: FakeSourceHost;
 let workers: TestWorkers;
 
 beforeAll(async () => {
-  [tool, workers] = await Promise.all([startFakeIncidentTool(), startWorkers(['forge'])]);
+  [tool, host, workers] = await Promise.all([
+    startFakeIncidentTool(),
+    startFakeSourceHost(),
+    startWorkers(['forge', 'search']),
+  ]);
 }, 60_000);
 afterAll(async () => {
   await workers?.stop();
-  await tool?.close();
+  await Promise.all([tool?.close(), host?.close()]);
 });
 
 const dora = (token: string, query = '') => call(token, 'GET', `/insights/dora${query}`);
@@ -85,8 +95,34 @@ describe('a history of deployments and incidents', () => {
     });
   }
 
+  /** Commits of acme/payments: a sha of one repeated digit, committed `ago` ms before now. */
+  const commits = { c1: 5 * HOUR, c2: 3 * HOUR, c3: 10 * HOUR, c4: HOUR };
+  const shaOf = (name: keyof typeof commits) => name.slice(1).repeat(40);
+
   beforeAll(async () => {
     now = Date.now();
+    // Each commit's age is before the deployment that carries it: c1, c2 by the first (6 days
+    // ago), c3 by the second (4 days ago), c4 by the third (2 hours ago).
+    const committedAt = { c1: 6 * DAY, c2: 6 * DAY, c3: 4 * DAY, c4: 2 * HOUR };
+    host.repositories.add('acme/payments');
+    host.commits.set(
+      'acme/payments',
+      (Object.keys(commits) as (keyof typeof commits)[]).map((name) => ({
+        sha: shaOf(name),
+        author_name: 'Ann',
+        author_email: 'ann@a.test',
+        committed_at: new Date(now - committedAt[name] - commits[name]),
+        additions: 1,
+        deletions: 0,
+      })),
+    );
+    const sourceHost = await call(suite.adminA.token, 'POST', '/integrations', {
+      name: 'source host',
+      type: 'vcs-host-a',
+      config: { base_url: host.url, token: host.token },
+    });
+    expect(sourceHost.status).toBe(201);
+
     const team = await call(suite.adminA.token, 'POST', '/admin/teams', { name: 'Payments', slug: teamSlug });
     expect(team.status).toBe(201);
     teamId = team.body.id;
@@ -96,13 +132,18 @@ describe('a history of deployments and incidents', () => {
         name: 'payments',
         owner: teamSlug,
         tags: [`incident-tool-a/service-id=${serviceKey}`],
+        links: [{ title: 'code', url: `${host.url}/acme/payments` }],
       })
     ).id;
+    const recrawl = await call(suite.adminA.token, 'POST', '/admin/recrawl');
+    expect(recrawl.status).toBe(202);
+    await suite.api.deps.temporal.workflow.getHandle(recrawl.body.operation_id).result();
     const ledgerEntity = await createEntity({ service_id: uniqueId('ledger'), name: 'ledger' });
     ledger = ledgerEntity.id;
     const paymentsServiceId = (await call(suite.adminA.token, 'GET', `/entities/${payments}`)).body.service_id;
 
-    // The agent: a first push, then three image changes of payments' workload and one of ledger's.
+    // The agent: a first push, then three image changes of payments' workload (tagged with the
+    // commit they deploy: a 7-digit prefix, a full sha, a prefix) and one of ledger's.
     const clusterId = uniqueId('cluster');
     const registered = await call(suite.adminA.token, 'POST', '/k8s/agents/register', {
       cluster_id: clusterId,
@@ -120,9 +161,9 @@ describe('a history of deployments and incidents', () => {
     });
     for (const [paymentsTag, ledgerTag] of [
       ['v1', 'v1'],
-      ['v2', 'v1'],
-      ['v3', 'v1'],
-      ['v4', 'v2'],
+      [shaOf('c2').slice(0, 7), 'v1'],
+      [shaOf('c3'), 'v1'],
+      [shaOf('c4').slice(0, 12), 'v2'],
     ]) {
       const pushed = await call(registered.body.token, 'POST', '/k8s/agents/push', {
         cluster_id: clusterId,
@@ -135,9 +176,13 @@ describe('a history of deployments and incidents', () => {
     }
     await backdateDeployments(payments, [6 * DAY, 4 * DAY, 2 * HOUR]);
 
-    // A deploying mold: one completed run for payments (five days ago), one failed run.
+    // A deploying mold: one completed run for payments (five days ago) naming c1, which the first
+    // deployment already carried (a rollback: it carries nothing), and one failed run.
     const forge = forgeCaller(suite.api, suite.adminA.token);
-    const parameters = [{ name: 'entity_id', type: 'string' }];
+    const parameters = [
+      { name: 'entity_id', type: 'string' },
+      { name: 'commit', type: 'string' },
+    ];
     const deploying = await forge.createMold({ deploys: true, parameters, actions: [] });
     expect(deploying.deploys).toBe(true);
     const failing = await forge.createMold({
@@ -145,7 +190,7 @@ describe('a history of deployments and incidents', () => {
       parameters,
       actions: [{ name: 'fail', type: 'script', config: { script: 'exit 1' } }],
     });
-    const completed = await forge.startRun(deploying.slug, { entity_id: payments });
+    const completed = await forge.startRun(deploying.slug, { entity_id: payments, commit: shaOf('c1') });
     const failed = await forge.startRun(failing.slug, { entity_id: payments });
     expect((await forge.finished(completed.id)).status).toBe('completed');
     expect((await forge.finished(failed.id)).status).toBe('failed');
@@ -188,7 +233,7 @@ describe('a history of deployments and incidents', () => {
     });
   }, 120_000);
 
-  test('an entity: 4 deployments in 7 days (3 by the agent, 1 run; a failed run is none), 2 followed by an incident, restores of 2 h and 30 min', async () => {
+  test('an entity: 4 deployments in 7 days (3 by the agent, 1 run; a failed run is none), commits carried after 5, 3, 10 and 1 h, 2 deployments followed by an incident, restores of 2 h and 30 min', async () => {
     const res = await dora(suite.adminA.token, `?entity_id=${payments}&window=7d`);
     expect(res.status).toBe(200);
     expect(res.body.scope).toEqual({ kind: 'entity', id: payments });
@@ -213,7 +258,14 @@ describe('a history of deployments and incidents', () => {
       reason: null,
       sources: { resolved_incidents: 2 },
     });
-    expect(res.body.lead_time_for_changes).toMatchObject({ value: null, reason: { code: 'no_commit_source' } });
+    // Lead times of c1..c4: 5, 3, 10 and 1 hours.
+    expect(res.body.lead_time_for_changes).toEqual({
+      value: 4,
+      unit: 'hours',
+      band: 'elite',
+      reason: null,
+      sources: { deployments_naming_commits: 4, commits_deployed: 4, truncated: false },
+    });
   });
 
   test('over 30 days the same 4 deployments are a medium frequency', async () => {
@@ -237,10 +289,13 @@ describe('a history of deployments and incidents', () => {
     expect(team.body.scope).toEqual({ kind: 'team', id: teamId });
     expect(team.body.deployment_frequency.sources.deployments).toBe(4);
     expect(team.body.change_failure_rate.value).toBe(50);
+    expect(team.body.lead_time_for_changes.value).toBe(4);
     const tenant = await dora(suite.adminA.token, '?window=7d');
     expect(tenant.body.deployment_frequency).toMatchObject({ value: 5 / 7, sources: { deployments: 5 } });
     expect(tenant.body.change_failure_rate).toMatchObject({ value: 40, sources: { failed_deployments: 2 } });
     expect(tenant.body.time_to_restore_service).toMatchObject({ value: 1.25, sources: { resolved_incidents: 2 } });
+    // Ledger's image tags name no commit.
+    expect(tenant.body.lead_time_for_changes).toMatchObject({ value: 4, sources: { deployments_naming_commits: 4 } });
   });
 
   test("another tenant gets 404 for this tenant's entity and team, and none of its figures", async () => {
