@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     alter table molds add column deploys boolean not null default false;
-    create index k8s_deployments_by_time on k8s_deployments (tenant_id, deployed_at);
+    create index k8s_deployments_by_time on k8s_deployments (tenant_id, deployed_at) where entity_id is not null;
     create index runs_finished on runs (tenant_id, finished_at) where status in ('completed', 'failed');
     create index runs_by_entity_parameter on runs ((parameters->>'entity_id'), finished_at)
       where status in ('completed', 'failed') and parameters \\? 'entity_id';
