@@ -17,11 +17,10 @@ export interface DoraSpan {
 }
 
 /** Naming deployments read for lead times, newest first; past it the figure is over the newest only. */
-export const LEAD_TIME_MAX_DEPLOYMENTS = 5000;
+export const LEAD_TIME_MAX_DEPLOYMENTS = 1000;
 
-/** A completed run names its entity by this parameter, and its commit by `commit` or `ref`. */
-const RUN_ENTITY = "r.parameters->>'entity_id'";
-const COMMIT_REF = '^[0-9a-f]{7,40}$';
+/** The entity a run names (its `entity_id` parameter, kept as a column by the dora migration). */
+const RUN_ENTITY = 'r.entity_ref';
 
 /** The scope's condition on `column` (an entity id as uuid, or as text for `asText`). */
 function inScope(q: Knex, query: Knex.QueryBuilder, column: string, scope: DoraScope, asText = false) {
@@ -40,7 +39,7 @@ function deployingRuns(q: Knex, span: DoraSpan) {
       .join('molds as m', 'm.id', 'r.mold_id')
       .where('m.deploys', true)
       // The partial indexes' predicate, spelled as they are.
-      .whereRaw(`r.status in ('completed', 'failed') and r.parameters \\? 'entity_id'`)
+      .whereRaw(`r.status in ('completed', 'failed') and r.entity_ref is not null`)
       .where('r.finished_at', '>=', span.from)
       .where('r.finished_at', '<', span.to)
   );
@@ -120,7 +119,7 @@ export async function failedDeployments(
         union all
         select r.id from runs r join molds m on m.id = r.mold_id and m.deploys
          where ${RUN_ENTITY} = i.entity_id::text and r.status in ('completed', 'failed')
-           and r.parameters \\? 'entity_id' and r.status = 'completed' and r.finished_at <= i.opened_at
+           and r.status = 'completed' and r.finished_at <= i.opened_at
            and r.finished_at >= i.opened_at - ?::interval and r.finished_at >= ?
       ) as deployment`,
       [window, span.from, window, span.from],
@@ -170,25 +169,22 @@ export interface NamingDeploymentRow {
 }
 
 /**
- * The scope's deployments from `from` naming a commit, newest first, at most
- * LEAD_TIME_MAX_DEPLOYMENTS. An agent's deployment names the tag of its first new image when the
- * tag is a commit sha or a 7+ digit prefix of one; a run its `commit` (else `ref`) parameter.
+ * The scope's deployments in the span naming a commit, newest first, at most
+ * LEAD_TIME_MAX_DEPLOYMENTS: an agent's by its first image's tag, a run's by its `commit` (else
+ * `ref`) parameter, when that is a commit sha or a prefix of 7 or more hex digits (the `commit_ref`
+ * columns). Each side is read newest first on its index and cut at the bound before they merge.
  */
 export async function namingDeployments(db: Knex, scope: DoraScope, span: DoraSpan): Promise<NamingDeploymentRow[]> {
   const agents = inScope(
     db,
     db('k8s_deployments as d')
       .whereNotNull('d.entity_id')
+      .whereNotNull('d.commit_ref')
       .where('d.deployed_at', '>=', span.from)
       .where('d.deployed_at', '<', span.to)
-      .select(
-        db.raw('d.entity_id::text as entity_id'),
-        'd.deployed_at',
-        db.raw(
-          `(select substring(image from ':([0-9a-f]{7,40})$') from unnest(d.images) as image
-             where image <> all(d.previous_images) and image ~ ':[0-9a-f]{7,40}$' limit 1) as ref`,
-        ),
-      ),
+      .orderBy('d.deployed_at', 'desc')
+      .limit(LEAD_TIME_MAX_DEPLOYMENTS)
+      .select(db.raw('d.entity_id::text as entity_id'), 'd.deployed_at', 'd.commit_ref as ref'),
     'd.entity_id',
     scope,
   );
@@ -196,18 +192,16 @@ export async function namingDeployments(db: Knex, scope: DoraScope, span: DoraSp
     db,
     deployingRuns(db, span)
       .where('r.status', 'completed')
-      .select(
-        db.raw(`${RUN_ENTITY} as entity_id`),
-        'r.finished_at as deployed_at',
-        db.raw(`coalesce(r.parameters->>'commit', r.parameters->>'ref') as ref`),
-      ),
+      .whereNotNull('r.commit_ref')
+      .orderBy('r.finished_at', 'desc')
+      .limit(LEAD_TIME_MAX_DEPLOYMENTS)
+      .select(`${RUN_ENTITY} as entity_id`, 'r.finished_at as deployed_at', 'r.commit_ref as ref'),
     RUN_ENTITY,
     scope,
     true,
   );
   return db
-    .from(agents.unionAll(runs, true).as('x'))
-    .whereRaw('x.ref ~ ?', [COMMIT_REF])
+    .from(db.raw('(? union all ?) as x', [agents, runs]))
     .orderBy('x.deployed_at', 'desc')
     .limit(LEAD_TIME_MAX_DEPLOYMENTS)
     .select('x.entity_id', 'x.deployed_at', 'x.ref');
