@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import knex, { type Knex } from 'knex';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
@@ -6,6 +6,7 @@ import pino from 'pino';
 import { buildApp } from '../../../api/app';
 import { closeDeps, createDeps } from '../../../api/deps';
 import { loadConfig, type Config } from '../../../core/config';
+import { migrationConfigFor } from '../../../core/migrations';
 import { withTenant } from '../../../db/tenancy';
 import { createPool } from '../../../db/pool';
 import { issueDevToken } from '../../cli/devToken';
@@ -36,8 +37,14 @@ const MARKER = 'bench-dora';
 async function ensureHistory(config: Config, tenantId: string): Promise<{ team: string; entityId: string }> {
   const db = createPool(config.database.appUrl, 1);
   try {
+    const seeded = await withTenant(db, tenantId, async (trx) => {
+      if (await trx('integrations').where({ name: MARKER }).first('id')) return false;
+      await seedHistory(trx);
+      return true;
+    });
+    // As autovacuum would after such inserts: statistics, and the visibility map index-only scans need.
+    if (seeded) await vacuumAnalyze(config, SEEDED_TABLES);
     return await withTenant(db, tenantId, async (trx) => {
-      if (!(await trx('integrations').where({ name: MARKER }).first('id'))) await seedHistory(trx);
       const [team] = await trx('entities')
         .whereIn('owner', trx('teams').select('slug'))
         .groupBy('owner')
@@ -51,6 +58,17 @@ async function ensureHistory(config: Config, tenantId: string): Promise<{ team: 
     });
   } finally {
     await db.destroy();
+  }
+}
+
+const SEEDED_TABLES = ['k8s_workloads', 'k8s_deployments', 'runs', 'incidents', 'repositories', 'repository_commits'];
+
+async function vacuumAnalyze(config: Config, tables: string[]): Promise<void> {
+  const owner = knex(migrationConfigFor(config));
+  try {
+    for (const table of tables) await owner.raw(`vacuum analyze ${table}`);
+  } finally {
+    await owner.destroy();
   }
 }
 
