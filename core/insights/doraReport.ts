@@ -18,8 +18,10 @@ import {
   failedDeployments,
   LEAD_TIME_MAX_DEPLOYMENTS,
   namingDeployments,
+  previousNamingDeployments,
   restoreFigures,
   type DoraScope,
+  type NamingDeploymentRow,
 } from './doraStore';
 
 // The four DORA metrics of a scope over a window (docs/insights/dora.md). A figure whose source
@@ -46,8 +48,8 @@ export interface DoraMetric {
   sources: Record<string, number | boolean>;
 }
 
-/** How far before the window deployments and commits are read: what earlier deployments carried. */
-const LEAD_TIME_LOOKBACK_MS = 90 * DAY_MS;
+/** How long before the window a commit may be and still count: lead times are at most this plus the window. */
+const COMMIT_LOOKBACK_MS = 90 * DAY_MS;
 const HOUR_MS = DAY_MS / 24;
 
 const missing = (unit: DoraMetric['unit'], code: DoraReasonCode, sources: DoraMetric['sources'] = {}): DoraMetric => ({
@@ -67,19 +69,23 @@ const measured = (unit: DoraMetric['unit'], value: number, band: DoraBand, sourc
 });
 
 async function leadTimeMetric(db: Knex, scope: DoraScope, from: Date, to: Date): Promise<DoraMetric> {
-  const since = new Date(from.getTime() - LEAD_TIME_LOOKBACK_MS);
-  const naming = await namingDeployments(db, scope, { from: since, to });
+  const naming = await namingDeployments(db, scope, { from, to });
   const byEntity = Map.groupBy(naming, (row) => row.entity_id);
-  const commits = await commitsOfEntities(db, [...byEntity.keys()], since);
-  const leads = [...byEntity].flatMap(([entityId, deployments]) =>
-    leadTimes(
-      deployments.map((row) => ({ deployedAt: row.deployed_at, ref: row.ref })),
+  // Newest first: each entity's last row is its earliest deployment read.
+  const earliest = new Map([...byEntity].map(([entityId, rows]) => [entityId, rows[rows.length - 1].deployed_at]));
+  const previous = await previousNamingDeployments(db, earliest);
+  const commits = await commitsOfEntities(db, [...byEntity.keys()], new Date(from.getTime() - COMMIT_LOOKBACK_MS));
+  const asDeployment = (row: NamingDeploymentRow) => ({ deployedAt: row.deployed_at, ref: row.ref });
+  const leads = [...byEntity].flatMap(([entityId, rows]) => {
+    const before = previous.get(entityId);
+    return leadTimes(
+      [...(before ? [before] : []), ...rows].map(asDeployment),
       (commits.get(entityId) ?? []).map((commit) => ({ sha: commit.sha, committedAt: commit.committed_at })),
-      from,
-    ),
-  );
+      earliest.get(entityId)!,
+    );
+  });
   const sources = {
-    deployments_naming_commits: naming.filter((row) => row.deployed_at >= from).length,
+    deployments_naming_commits: naming.length,
     commits_deployed: leads.length,
     truncated: naming.length === LEAD_TIME_MAX_DEPLOYMENTS,
   };

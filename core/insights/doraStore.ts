@@ -208,6 +208,36 @@ export async function namingDeployments(db: Knex, scope: DoraScope, span: DoraSp
 }
 
 /**
+ * For each entity, its latest deployment naming a commit before the given time (the earliest of
+ * its deployments read): what it named bounds what the later ones carry. One index probe per
+ * entity and side (k8s_deployments_by_entity, runs_by_entity_ref).
+ */
+export async function previousNamingDeployments(
+  db: Knex,
+  before: Map<string, Date>,
+): Promise<Map<string, NamingDeploymentRow>> {
+  if (before.size === 0) return new Map();
+  const { rows } = await db.raw<{ rows: NamingDeploymentRow[] }>(
+    `select e.entity_id, p.deployed_at, p.ref
+       from unnest(?::text[], ?::timestamptz[]) as e(entity_id, before)
+       cross join lateral (
+         select * from (
+           (select d.deployed_at, d.commit_ref as ref from k8s_deployments d
+             where d.entity_id = e.entity_id::uuid and d.commit_ref is not null and d.deployed_at < e.before
+             order by d.deployed_at desc limit 1)
+           union all
+           (select r.finished_at, r.commit_ref from runs r join molds m on m.id = r.mold_id and m.deploys
+             where r.entity_ref = e.entity_id and r.status in ('completed', 'failed') and r.status = 'completed'
+               and r.commit_ref is not null and r.finished_at < e.before
+             order by r.finished_at desc limit 1)
+         ) as latest order by deployed_at desc limit 1
+       ) as p`,
+    [[...before.keys()], [...before.values()]],
+  );
+  return new Map(rows.map((row) => [row.entity_id, row]));
+}
+
+/**
  * The commits since `since` of the repositories each entity links to (a link whose url is a
  * repository's page), by entity.
  */
