@@ -26,6 +26,7 @@ const RUN_ENTITY = 'r.entity_ref';
 function inScope(q: Knex, query: Knex.QueryBuilder, column: string, scope: DoraScope, asText = false) {
   if (scope.kind === 'entity') return query.whereRaw(`${column} = ?`, [scope.entityId]);
   if (scope.kind === 'tenant') return query;
+  // The catalog's one owner rule, given the team itself where a compiled statement gives a marker.
   const owned = q('entities as e')
     .whereIn('e.owner', ownersOfTeamSql(q, { team: scope.team as never }, scope.column))
     .select(q.raw(asText ? 'e.id::text' : 'e.id'));
