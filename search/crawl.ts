@@ -27,7 +27,9 @@ import { ensureIndices } from './indices';
 // The documentation crawler (spec, "Search index operations"): per tenant, list the repositories
 // its vcs-host-a integration sees, then fetch each due repository's README and Markdown under
 // docs/ and index what changed. Content goes to the docs index only; the database keeps the
-// tracking rows (path, content hash, indexed). A Temporal workflow on the search pool
+// tracking rows (path, content hash, indexed). The same crawl brings the repository's commit
+// history up to date (repository_commits: the bus factor, DORA's lead time) and refreshes the
+// kept bus factor of the entities linking to it. A Temporal workflow on the search pool
 // (workflows/searchCrawl.ts) runs it, one activity per repository; this module is its contract.
 
 /** Repositories one crawl takes on; the rest stay due for the next. */
@@ -205,9 +207,9 @@ function docDocument(repository: RepositoryRow, file: SourceHostFile): DocDocume
 }
 
 /**
- * Crawls one repository: fetches its README and docs/, writes to the engine each file that is
- * new, changed, or not indexed (a recrawl's reset), deletes those gone, then records the hashes
- * and when it is due again. A host failure is recorded on the repository (status `failed`,
+ * Crawls one repository: fetches its README, docs/ and the commits since the newest kept one,
+ * keeps the commits, writes to the engine each file that is new, changed, or not indexed (a
+ * recrawl's reset), deletes those gone, then records the hashes and when it is due again. A host failure is recorded on the repository (status `failed`,
  * retried after `crawl.retryMs`); anything else throws, for the activity's retries.
  */
 export async function crawlRepository(
@@ -245,6 +247,11 @@ export async function crawlRepository(
 
   await ensureIndices(deps.search);
   return withTenant(deps.db, tenantId, async (trx) => {
+    // Before the documents: writing them holds the index writer lock until the commit.
+    const keptCommits = await insertCommits(trx, tenantId, commits);
+    await pruneCommits(trx, repositoryId, keptFrom);
+    // Every crawl, new commits or not: the window moves on with the days.
+    await refreshEntityBusFactors(trx, tenantId, repository.html_url);
     const known = new Map((await docStatuses(trx, repositoryId)).map((row) => [row.path, row]));
     const hashes = new Map(files.map((file) => [file.path, contentHash(file.content)]));
     const changed = files.filter((file) => {
@@ -278,10 +285,6 @@ export async function crawlRepository(
       trx,
       gone.map((row) => row.id),
     );
-    const keptCommits = await insertCommits(trx, tenantId, commits);
-    await pruneCommits(trx, repositoryId, keptFrom);
-    // Every crawl, new commits or not: the window moves on with the days.
-    await refreshEntityBusFactors(trx, tenantId, repository.html_url);
     await recordCrawl(trx, repositoryId, {
       status: 'crawled',
       error: null,

@@ -14,6 +14,7 @@ import {
   type FieldChange,
   type RelationRef,
 } from './entityRules';
+import { refreshLinkedEntityBusFactor } from '../insights/busFactorCommands';
 import { deleteEntity, getEntity, insertEntity, lockEntity, lockServiceId, updateEntity } from './entityStore';
 import { outgoingRelationRefs, replaceOutgoingRelations, resolveEntityRefs } from './relationStore';
 import type { EntityChange, EntityInput, EntitySource, EntityView, RelationInput, RelationType } from './types';
@@ -123,6 +124,7 @@ export async function createEntity(
   const entity = await insertEntity(db, by.tenantId, serviceId, fields);
   if (!entity) throw conflict(`An entity with service_id "${serviceId}" already exists`);
   await replaceOutgoingRelations(db, by.tenantId, entity.id, relations);
+  if (fields.links.length) await refreshLinkedEntityBusFactor(db, by.tenantId, entity);
   const changes = initialFields({ ...fields, relations: relations.map((r) => r.ref) });
   await appendChangelog(db, by.tenantId, entity.id, actorOf(by).actor, 'created', changes);
   await audited(db, by, entity.id, 'entity.created', { service_id: serviceId, name: entity.name, source });
@@ -158,6 +160,7 @@ async function applyFields(
   if (resolved && changes.some((change) => change.field === 'relations')) {
     await replaceOutgoingRelations(db, by.tenantId, view.id, resolved);
   }
+  if (changes.some((change) => change.field === 'links')) await refreshLinkedEntityBusFactor(db, by.tenantId, entity);
   await appendChangelog(db, by.tenantId, view.id, actorOf(by).actor, 'updated', changes);
   await audited(db, by, view.id, 'entity.updated', {
     service_id: view.service_id,

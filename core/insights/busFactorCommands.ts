@@ -9,6 +9,7 @@ import {
   type BusFactorWindow,
 } from './busFactorRules';
 import {
+  dropEntityBusFactor,
   entitiesLinkingToUrl,
   linkedEntity,
   linkedRepository,
@@ -19,7 +20,7 @@ import {
 
 // The bus factor of a repository or an entity (its linked repositories together) over a window
 // ending now, from the commits the crawl keeps; and the kept per-entity figure, refreshed by the
-// crawl of a repository for the entities linking to it.
+// crawl of a repository for the entities linking to it, and by a write of an entity's links.
 
 const DAY_MS = 86_400_000;
 const windowStart = (window: BusFactorWindow, now: Date) => new Date(now.getTime() - windowDays(window) * DAY_MS);
@@ -73,10 +74,23 @@ export async function entityBusFactor(
   return { ...report, entity: { id: entity.id, service_id: entity.service_id, name: entity.name } };
 }
 
+/** An entity's figure over the default window, for entity_bus_factors; null without a linked repository. */
+async function keptFigure(trx: Knex, entity: { id: string; links: { url: string }[] }, now: Date) {
+  const repositories = await repositoriesOfLinks(trx, entity.links);
+  if (repositories.length === 0) return null;
+  const report = await busFactorOfRepositories(trx, repositories, DEFAULT_BUS_FACTOR_WINDOW, now);
+  return { entity_id: entity.id, bus_factor: report.bus_factor };
+}
+
+/** Keeps the figures and asks the scorecards to score again the entities whose figure changed. */
+async function keep(trx: Knex, tenantId: string, figures: { entity_id: string; bus_factor: number | null }[]) {
+  await requestRescoreOf(trx, tenantId, await saveEntityBusFactors(trx, tenantId, figures));
+}
+
 /**
  * Computes again, over the default window, the kept figure of every entity linking to the
- * repository at `htmlUrl` (after its crawl changed its commits, or the window moved on), and asks
- * the scorecards to score again those whose figure changed. In the crawl's transaction.
+ * repository at `htmlUrl` (after its crawl changed its commits, or the window moved on). In the
+ * crawl's transaction.
  */
 export async function refreshEntityBusFactors(
   trx: Knex,
@@ -88,11 +102,25 @@ export async function refreshEntityBusFactors(
   const entities = await entitiesLinkingToUrl(trx, htmlUrl);
   const figures = [];
   for (const entity of entities) {
-    const repositories = await repositoriesOfLinks(trx, entity.links);
-    const report = await busFactorOfRepositories(trx, repositories, DEFAULT_BUS_FACTOR_WINDOW, now);
-    figures.push({ entity_id: entity.id, bus_factor: report.bus_factor });
+    const figure = await keptFigure(trx, entity, now);
+    if (figure) figures.push(figure);
   }
-  const changed = await saveEntityBusFactors(trx, tenantId, figures);
-  await requestRescoreOf(trx, tenantId, changed);
+  await keep(trx, tenantId, figures);
   return entities.length;
+}
+
+/**
+ * The kept figure of an entity whose links were just written (in the write's transaction): so
+ * the filter and the check follow a new or changed link at once, not at the next crawl. An
+ * entity that links no repository keeps none.
+ */
+export async function refreshLinkedEntityBusFactor(
+  trx: Knex,
+  tenantId: string,
+  entity: { id: string; links: { url: string }[] },
+  now = new Date(),
+): Promise<void> {
+  const figure = await keptFigure(trx, entity, now);
+  if (figure) await keep(trx, tenantId, [figure]);
+  else await dropEntityBusFactor(trx, entity.id);
 }

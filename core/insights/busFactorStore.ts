@@ -82,6 +82,10 @@ export async function saveEntityBusFactors(
     .map((figure) => figure.entity_id);
 }
 
+/** Forgets the entity's figure (it links no repository any more). */
+export const dropEntityBusFactor = (trx: Knex, entityId: string): Promise<number> =>
+  trx('entity_bus_factors').where('entity_id', entityId).delete();
+
 export interface EntityBusFactorRow {
   id: string;
   service_id: string;

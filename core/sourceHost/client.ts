@@ -164,7 +164,11 @@ export class SourceHostClient {
     const commits: SourceHostCommit[] = [];
     const query = `since=${encodeURIComponent(since.toISOString())}&per_page=${PAGE_SIZE}`;
     for (let page = 1, listed = 0; ; page++) {
-      const answer = await this.get(`${repositoryPath(fullName)}/commits?${query}&page=${page}`, { missing: [] });
+      // An empty repository (no commit at all) is a 409 on this API, not an empty list.
+      const answer = await this.get(`${repositoryPath(fullName)}/commits?${query}&page=${page}`, {
+        missing: [],
+        conflict: [],
+      });
       if (!Array.isArray(answer) || !answer.every(isCommit))
         throw new SourceHostError(undefined, 'the commit list is not what the host API answers');
       for (const entry of answer) {
@@ -193,10 +197,13 @@ export class SourceHostClient {
     return `${repositoryPath(fullName)}/contents/${segments.map(encodeURIComponent).join('/')}`;
   }
 
-  /** GET `path` as JSON; a 404 answers `missing` and an answer over the size limit `oversized`, when given. */
+  /**
+   * GET `path` as JSON; a 404 answers `missing`, a 409 `conflict` and an answer over the size
+   * limit `oversized`, each when given.
+   */
   private async get(
     path: string,
-    { missing, oversized }: { missing?: unknown; oversized?: unknown } = {},
+    { missing, conflict, oversized }: { missing?: unknown; conflict?: unknown; oversized?: unknown } = {},
   ): Promise<unknown> {
     const res = await this.egress.request({
       method: 'GET',
@@ -207,6 +214,7 @@ export class SourceHostClient {
       signal: this.options.signal,
     });
     if (res.status === 404 && missing !== undefined) return missing;
+    if (res.status === 409 && conflict !== undefined) return conflict;
     if (res.status < 200 || res.status > 299)
       throw new SourceHostError(res.status, `the source host answered ${res.status} to GET ${path.split('?')[0]}`);
     if (res.truncated && oversized !== undefined) return oversized;

@@ -1,12 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
-import pino from 'pino';
-import { buildApp } from '../../api/app';
-import { closeDeps, createDeps } from '../../api/deps';
-import { loadConfig, type Config } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
 import { benchApiKey } from './benchCaller';
+import { captureStatements } from './capturedStatements';
 import { ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
 import {
   CONCURRENCY,
@@ -25,50 +21,6 @@ import {
 // latency with one client (a request's own cost), throughput with CONCURRENCY clients (on two
 // cores the API then takes CPU from PostgreSQL, which the floor's client barely does).
 const DEEP = 5_000;
-
-interface Statement {
-  sql: string;
-  bindings: unknown[];
-}
-
-/**
- * What the API sends to the database for `path`: its tenant BEGIN and the statements before
- * its COMMIT. The API runs in this process for the capture only.
- */
-async function captureStatements(
-  config: Config,
-  path: string,
-  authorization: string,
-): Promise<{ begin: string; statements: Statement[] }> {
-  const deps = await createDeps(config, pino({ level: 'silent' }));
-  const server = createServer(buildApp(deps).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sent: { sql: string; bindings?: unknown[] }[] = [];
-  const record = (query: (typeof sent)[number]) => sent.push(query);
-  try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
-    await get(url, { authorization }); // warms the key cache: the recorded request is a cached one
-    deps.db.on('query', record);
-    await get(url, { authorization });
-  } finally {
-    deps.db.off('query', record);
-    server.close();
-    await closeDeps(deps);
-  }
-  // The one request's transaction: BEGIN with the tenant setting, its statements, COMMIT.
-  const entityQuery = sent.findIndex((q) => /from "entities"/.test(q.sql));
-  if (entityQuery < 0) throw new Error(`${path} sent no query on entities`);
-  const start = sent.findLastIndex((q, i) => i < entityQuery && q.sql.startsWith('begin; set local app.tenant_id'));
-  const end = sent.findIndex((q, i) => i > entityQuery && q.sql === 'COMMIT;');
-  if (start < 0 || end < 0) {
-    throw new Error(`unexpected transaction shape: ${sent.map((q) => q.sql).join(' | ')}`);
-  }
-  // knex reports each statement as it sent it: placeholders already numbered ($1, …).
-  return {
-    begin: sent[start].sql,
-    statements: sent.slice(start + 1, end).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })),
-  };
-}
 
 const table = sideBySideTable('case', 22);
 

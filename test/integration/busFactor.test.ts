@@ -50,7 +50,10 @@ const HISTORIES: Record<string, FakeCommit[]> = {
     commit('new2@a.test', 10, 10),
     commit('ancient@a.test', 99_999, 400),
   ],
-  'acme/quiet': [],
+  // Nothing in the window.
+  'acme/quiet': [commit('gone@a.test', 10, 100)],
+  // No commit at all: the host answers 409 to its commit list.
+  'acme/empty': [],
 };
 
 let repositoryIds: Record<string, string>;
@@ -70,7 +73,7 @@ beforeAll(async () => {
   host = await startFakeSourceHost();
   for (const [name, history] of Object.entries(HISTORIES)) {
     host.repositories.add(name);
-    host.commits.set(name, history);
+    if (history.length) host.commits.set(name, history);
   }
   const integration = await call(suite.adminA.token, 'POST', '/integrations', {
     name: 'source host',
@@ -175,7 +178,7 @@ describe('GET /insights/bus-factor', () => {
     expect(res.body.repositories.map((r: { full_name: string }) => r.full_name)).toEqual(['acme/solo', 'acme/tie']);
   });
 
-  test('null with a reason: no commits in the window, no linked repository', async () => {
+  test('null with a reason: no commits in the window, no linked repository; an empty repository crawls', async () => {
     expect((await busFactor(`entity_id=${entities.quiet}`)).body).toMatchObject({
       bus_factor: null,
       reason: 'no_commits_in_window',
@@ -187,6 +190,10 @@ describe('GET /insights/bus-factor', () => {
       reason: 'no_linked_repository',
       repositories: [],
     });
+    const empty = await busFactor(`repository_id=${repositoryIds['acme/empty']}`);
+    expect(empty.body).toMatchObject({ bus_factor: null, reason: 'no_commits_in_window' });
+    const listed = await call(suite.adminA.token, 'GET', '/repositories?search=acme/empty');
+    expect(listed.body.repositories[0].crawl_status).toBe('crawled');
   });
 
   test('bad queries are 400s; unknown ids 404s', async () => {
@@ -261,6 +268,18 @@ test('a new commit changes the kept figure at the next crawl, and a bus_factor r
   expect((await call(suite.adminA.token, 'GET', '/entities?bus_factor=1')).body.entities).toEqual([]);
   const passing = await eventually(ruleOf, (result) => result?.passed === true);
   expect(passing.reason).toBe('bus factor 2');
+});
+
+test('an entity created with a link to a crawled repository has its kept figure at once, not at the next crawl', async () => {
+  const created = await createEntity({
+    name: uniqueId('Newcomer'),
+    links: [{ title: 'code', url: `${host.url}/acme/team` }],
+  });
+  const three = await call(suite.adminA.token, 'GET', '/entities?bus_factor=3&limit=100');
+  // The team's entity and the one linking to both repositories since the pal's commit, and the newcomer.
+  expect(three.body.entities.map((e: { id: string }) => e.id).sort()).toEqual(
+    [entities.team, entities.both, created.id].sort(),
+  );
 });
 
 /** Polls `read` until `done` holds of its answer, failing after `deadlineMs`. */

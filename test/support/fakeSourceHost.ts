@@ -15,7 +15,8 @@ import { FAKES_HOST } from './testEnv';
  * and `GET /repos/o/r/readme` and `/contents/{path}` serve `files` (path → text per repository):
  * a file base64-encoded, a directory as the list of its children. `commits` (per repository) are
  * served as the host does: `GET /repos/o/r/commits?since=&per_page=&page=` lists them newest
- * first without lines changed, `GET /repos/o/r/commits/{sha}` gives one with its `stats`.
+ * first without lines changed, `GET /repos/o/r/commits/{sha}` gives one with its `stats`; a
+ * repository without `commits` is empty, a 409 as on the host.
  */
 export interface FakeSourceHost {
   url: string;
@@ -170,7 +171,9 @@ export async function startFakeSourceHost(token = `vcs-token-${Date.now()}`): Pr
     if (req.method === 'GET' && commits) {
       const repository = `${decodeURIComponent(commits[1])}/${decodeURIComponent(commits[2])}`;
       if (!host.repositories.has(repository)) return send(res, 404, { message: 'Not Found' });
-      const history = host.commits.get(repository) ?? [];
+      const history = host.commits.get(repository);
+      // The host's answer for a repository without a single commit.
+      if (!history) return send(res, 409, { message: 'Git Repository is empty.' });
       if (commits[3]) {
         const found = history.find((commit) => commitSha(commit) === commits[3]);
         return found ? send(res, 200, commitEntry(found, true)) : send(res, 404, { message: 'Not Found' });
