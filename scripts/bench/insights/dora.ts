@@ -1,23 +1,19 @@
 import knex, { type Knex } from 'knex';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
-import pino from 'pino';
-import { buildApp } from '../../../api/app';
-import { closeDeps, createDeps } from '../../../api/deps';
 import { loadConfig, type Config } from '../../../core/config';
 import { migrationConfigFor } from '../../../core/migrations';
 import { withTenant } from '../../../db/tenancy';
 import { createPool } from '../../../db/pool';
 import { issueDevToken } from '../../cli/devToken';
 import { benchApiKey } from '../benchCaller';
+import { captureStatements } from '../capturedStatements';
 import { ENTITIES, ensureCatalog, TENANT } from '../catalogTenant';
 import { get, measureSideBySide, ONE_TENANT_LOAD, startApiProcess, type Figures } from '../load';
 
 // GET /insights/dora on the catalog tenant (ENTITIES seeded entities) with a 90-day history seeded
 // behind the API: DEPLOYED entities with a workload each, DEPLOYMENTS_EACH agent deployments per
-// entity, a completed run of a deploying mold per entity (a failed one per tenth), an incident per
-// fourth entity, and LINKED entities with a repository and a commit per deployment whose image
+// entity, a completed run of a deploying mold per entity (a failed one per tenth), an incident two
+// hours after every third deployment of every fourth entity, and LINKED entities with a repository and a commit per deployment whose image
 // tags name the commits. Ours: the request through the API (its own process, cached API key);
 // floor: the statements it sends, captured from an in-process API and replayed through raw `pg`
 // in the same tenant transaction; the floor measured again is the noise. One client, REQUESTS
@@ -127,38 +123,6 @@ async function seedHistory(trx: Knex.Transaction): Promise<void> {
   console.log(`seeded the DORA history in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-interface Statement {
-  sql: string;
-  bindings: unknown[];
-}
-
-/** What the API sends for `path`: its tenant BEGIN and the statements up to its COMMIT (an in-process API). */
-async function captureStatements(config: Config, path: string, authorization: string) {
-  const deps = await createDeps(config, pino({ level: 'silent' }));
-  const server = createServer(buildApp(deps).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sent: { sql: string; bindings?: unknown[] }[] = [];
-  const record = (query: (typeof sent)[number]) => sent.push(query);
-  try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
-    await get(url, { authorization });
-    deps.db.on('query', record);
-    await get(url, { authorization });
-  } finally {
-    deps.db.off('query', record);
-    server.close();
-    await closeDeps(deps);
-  }
-  const sources = sent.findIndex((q) => q.sql.includes('from k8s_agents'));
-  const start = sent.findLastIndex((q, i) => i < sources && q.sql.startsWith('begin; set local app.tenant_id'));
-  const end = sent.findIndex((q, i) => i > sources && q.sql === 'COMMIT;');
-  if (sources < 0 || start < 0 || end < 0) throw new Error(`unexpected transaction shape for ${path}`);
-  return {
-    begin: sent[start].sql,
-    statements: sent.slice(start + 1, end).map((q): Statement => ({ sql: q.sql, bindings: q.bindings ?? [] })),
-  };
-}
-
 export async function bench(): Promise<void> {
   const config = loadConfig();
   await ensureCatalog(config);
@@ -191,7 +155,7 @@ export async function bench(): Promise<void> {
       `${'case'.padEnd(24)} ${'ours'.padStart(16)} ${'floor'.padStart(16)} ${'noise'.padStart(16)}  p95 ×  goal`,
     );
     for (const [name, path] of cases) {
-      const { begin, statements } = await captureStatements(config, path, authorization);
+      const { begin, statements } = await captureStatements(config, path, authorization, 'k8s_deployments');
       const floorOnce = async () => {
         const client = await pg.connect();
         try {
