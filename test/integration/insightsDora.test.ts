@@ -101,9 +101,9 @@ describe('a history of deployments and incidents', () => {
 
   beforeAll(async () => {
     now = Date.now();
-    // Each commit's age is before the deployment that carries it: c1, c2 by the first (6 days
-    // ago), c3 by the second (4 days ago), c4 by the third (2 hours ago).
-    const committedAt = { c1: 6 * DAY, c2: 6 * DAY, c3: 4 * DAY, c4: 2 * HOUR };
+    // Each commit's age is before the deployment that carries it: c1 by one 9 days ago (before a
+    // 7-day window), c2 by the next (6 days ago), c3 by the one 4 days ago, c4 by the last (2 hours ago).
+    const committedAt = { c1: 9 * DAY, c2: 6 * DAY, c3: 4 * DAY, c4: 2 * HOUR };
     host.repositories.add('acme/payments');
     host.commits.set(
       'acme/payments',
@@ -161,6 +161,7 @@ describe('a history of deployments and incidents', () => {
     });
     for (const [paymentsTag, ledgerTag] of [
       ['v1', 'v1'],
+      [shaOf('c1').slice(0, 7), 'v1'],
       [shaOf('c2').slice(0, 7), 'v1'],
       [shaOf('c3'), 'v1'],
       [shaOf('c4').slice(0, 12), 'v2'],
@@ -174,9 +175,9 @@ describe('a history of deployments and incidents', () => {
       });
       expect(pushed.status).toBe(200);
     }
-    await backdateDeployments(payments, [6 * DAY, 4 * DAY, 2 * HOUR]);
+    await backdateDeployments(payments, [9 * DAY, 6 * DAY, 4 * DAY, 2 * HOUR]);
 
-    // A deploying mold: one completed run for payments (five days ago) naming c1, which the first
+    // A deploying mold: one completed run for payments (five days ago) naming c1, which an earlier
     // deployment already carried (a rollback: it carries nothing), and one failed run.
     const forge = forgeCaller(suite.api, suite.adminA.token);
     const parameters = [
@@ -233,7 +234,7 @@ describe('a history of deployments and incidents', () => {
     });
   }, 120_000);
 
-  test('an entity: 4 deployments in 7 days (3 by the agent, 1 run; a failed run is none), commits carried after 5, 3, 10 and 1 h, 2 deployments followed by an incident, restores of 2 h and 30 min', async () => {
+  test('an entity: 4 deployments in 7 days (3 by the agent, 1 run; a failed run is none), commits carried after 3, 10 and 1 h (c1 went out before the window), 2 deployments followed by an incident, restores of 2 h and 30 min', async () => {
     const res = await dora(suite.adminA.token, `?entity_id=${payments}&window=7d`);
     expect(res.status).toBe(200);
     expect(res.body.scope).toEqual({ kind: 'entity', id: payments });
@@ -258,19 +259,20 @@ describe('a history of deployments and incidents', () => {
       reason: null,
       sources: { resolved_incidents: 2 },
     });
-    // Lead times of c1..c4: 5, 3, 10 and 1 hours.
+    // Lead times of c2, c3, c4: 3, 10 and 1 hours; the deployment before the window carried c1.
     expect(res.body.lead_time_for_changes).toEqual({
-      value: 4,
+      value: 3,
       unit: 'hours',
       band: 'elite',
       reason: null,
-      sources: { deployments_naming_commits: 4, commits_deployed: 4, truncated: false },
+      sources: { deployments_naming_commits: 4, commits_deployed: 3, truncated: false },
     });
   });
 
-  test('over 30 days the same 4 deployments are a medium frequency', async () => {
+  test('over 30 days the deployment 9 days ago counts too: 5 deployments a high frequency, and c1 carried after 5 h', async () => {
     const res = await dora(suite.adminA.token, `?entity_id=${payments}&window=30d`);
-    expect(res.body.deployment_frequency).toMatchObject({ value: 4 / 30, band: 'medium' });
+    expect(res.body.deployment_frequency).toMatchObject({ value: 5 / 30, band: 'high' });
+    expect(res.body.lead_time_for_changes).toMatchObject({ value: 4, sources: { commits_deployed: 4 } });
   });
 
   test('an entity with deployments and no incident: 0% failed (elite), and no resolved incident to time', async () => {
@@ -289,13 +291,13 @@ describe('a history of deployments and incidents', () => {
     expect(team.body.scope).toEqual({ kind: 'team', id: teamId });
     expect(team.body.deployment_frequency.sources.deployments).toBe(4);
     expect(team.body.change_failure_rate.value).toBe(50);
-    expect(team.body.lead_time_for_changes.value).toBe(4);
+    expect(team.body.lead_time_for_changes.value).toBe(3);
     const tenant = await dora(suite.adminA.token, '?window=7d');
     expect(tenant.body.deployment_frequency).toMatchObject({ value: 5 / 7, sources: { deployments: 5 } });
     expect(tenant.body.change_failure_rate).toMatchObject({ value: 40, sources: { failed_deployments: 2 } });
     expect(tenant.body.time_to_restore_service).toMatchObject({ value: 1.25, sources: { resolved_incidents: 2 } });
     // Ledger's image tags name no commit.
-    expect(tenant.body.lead_time_for_changes).toMatchObject({ value: 4, sources: { deployments_naming_commits: 4 } });
+    expect(tenant.body.lead_time_for_changes).toMatchObject({ value: 3, sources: { deployments_naming_commits: 4 } });
   });
 
   test("another tenant gets 404 for this tenant's entity and team, and none of its figures", async () => {
