@@ -15,6 +15,7 @@ import type { RouteDefinition } from './http/route';
 import { incidentRoutes } from './incidents/routes';
 import { platformMetricsRoutes } from './insights/platformMetricsRoutes';
 import { busFactorRoutes } from './insights/busFactorRoutes';
+import { doraRoutes } from './insights/doraRoutes';
 import { integrationRoutes } from './integrations/routes';
 import { receiverRoutes } from './integrations/receiverRoutes';
 import { webhookRoutes } from './integrations/webhookRoutes';
@@ -72,4 +73,5 @@ export const apiRoutes: RouteDefinition[] = [
   ...webhookRoutes,
   ...platformMetricsRoutes,
   ...busFactorRoutes,
+  ...doraRoutes,
 ];

@@ -145,6 +145,7 @@ export interface Config {
   integrations: IntegrationsConfig;
   webhooks: WebhooksConfig;
   commitHistory: CommitHistoryConfig;
+  dora: DoraConfig;
   platformMetrics: PlatformMetricsConfig;
 }
 
@@ -264,6 +265,16 @@ function integrationsFrom(env: Env): IntegrationsConfig {
     syncSlotsPerTenant: positiveIntFrom(env, 'SHIPYARD_INTEGRATION_SYNC_SLOTS_PER_TENANT', 2),
     incidentLookbackMs: durationFrom(env, 'SHIPYARD_INCIDENT_LOOKBACK', '90d'),
   };
+}
+
+// DORA metrics: docs/insights/dora.md, docs/limits.md.
+export interface DoraConfig {
+  /** A deployment followed by an incident on its entity within this long is a failed change. */
+  failureWindowMs: number;
+}
+
+function doraFrom(env: Env): DoraConfig {
+  return { failureWindowMs: durationFrom(env, 'SHIPYARD_DORA_FAILURE_WINDOW', '24h') };
 }
 
 // The source-host receiver: docs/source-host-receiver.md, docs/limits.md.
@@ -516,6 +527,7 @@ export function loadConfig(env: Env = process.env): Config {
     integrations: integrationsFrom(env),
     webhooks: webhooksFrom(env),
     commitHistory: commitHistoryFrom(env),
+    dora: doraFrom(env),
     platformMetrics: platformMetricsFrom(env),
   };
 }

@@ -57,6 +57,7 @@ const moldHeaderProperties = {
   version: { type: 'integer' },
   requires_approval: { type: 'boolean' },
   entity_types: { type: 'array', items: { type: 'string', enum: ENTITY_TYPES } },
+  deploys: { type: 'boolean', description: 'Its completed runs are deployments (DORA metrics)' },
   created_by: { type: 'string' },
   created_at: TIMESTAMP,
   updated_at: TIMESTAMP,

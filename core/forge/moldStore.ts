@@ -26,6 +26,7 @@ export interface MoldRow {
   actions: MoldAction[];
   requires_approval: boolean;
   entity_types: EntityType[];
+  deploys: boolean;
   created_by: string;
   created_at: Date;
   updated_at: Date;

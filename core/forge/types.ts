@@ -199,6 +199,8 @@ const moldFields = {
     uniqueItems: true,
     items: { type: 'string', enum: ENTITY_TYPES },
   },
+  /** Its completed runs are deployments of the entity their `entity_id` parameter names (DORA metrics). */
+  deploys: { type: 'boolean' },
 } as const;
 
 export const createMoldSchema = {
@@ -317,6 +319,7 @@ export const MOLD_HEADER_FIELDS = [
   'version',
   'requires_approval',
   'entity_types',
+  'deploys',
   'created_by',
   'created_at',
   'updated_at',
