@@ -267,7 +267,7 @@ function integrationsFrom(env: Env): IntegrationsConfig {
   };
 }
 
-// DORA metrics: docs/insights/dora.md, docs/limits.md.
+// DORA metrics: docs/insights.md, DORA metrics, docs/limits.md.
 export interface DoraConfig {
   /** A deployment followed by an incident on its entity within this long is a failed change. */
   failureWindowMs: number;
@@ -323,7 +323,7 @@ function webhooksFrom(env: Env): WebhooksConfig {
   };
 }
 
-// Commit history and bus factor: docs/insights/bus-factor.md, docs/limits.md
+// Commit history and bus factor: docs/insights.md, Bus factor, docs/limits.md
 export interface CommitHistoryConfig {
   /** Commits older than this many days are neither fetched nor kept. */
   days: number;
@@ -533,7 +533,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 // Platform metrics
-/** GET /insights/platform-metrics and its nightly rollup (docs/insights/platform-metrics.md, docs/limits.md). */
+/** GET /insights/platform-metrics and its nightly rollup (docs/insights.md, Platform metrics, docs/limits.md). */
 export interface PlatformMetricsConfig {
   /** How often the platform pool's schedule rolls up the closed days (every 24 h: at 00:00 UTC). */
   rollupIntervalMs: number;

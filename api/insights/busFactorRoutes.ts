@@ -7,7 +7,7 @@ import { toIso } from '../../core/timestamps';
 import { defineRoute } from '../http/route';
 import { busFactorQuery, busFactorResponseSchema } from './busFactorSchemas';
 
-// The bus factor (docs/insights/bus-factor.md): of one entity or repository over a window,
+// The bus factor (docs/insights.md, Bus factor): of one entity or repository over a window,
 // computed from the kept commits; without ids, the tenant's entities by their kept figure.
 
 const reportView = ({ since, ...report }: BusFactorReport) => ({ ...report, since: toIso(since) });

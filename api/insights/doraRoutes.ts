@@ -7,7 +7,7 @@ import { getTeamByIdOrSlug } from '../../core/teams/store';
 import { defineRoute } from '../http/route';
 import { doraQuery, doraSchema } from './doraSchemas';
 
-// DORA metrics (docs/insights/dora.md) of the tenant, an entity or a team's entities.
+// DORA metrics (docs/insights.md, DORA metrics) of the tenant, an entity or a team's entities.
 
 async function scopeOf(db: Knex, query: { entity_id?: string; team_id?: string }) {
   if (query.entity_id !== undefined && query.team_id !== undefined)

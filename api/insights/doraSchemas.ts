@@ -1,7 +1,7 @@
 import { DORA_BANDS, DORA_WINDOWS } from '../../core/insights/doraRules';
 import { DORA_REASONS } from '../../core/insights/doraReport';
 
-// GET /insights/dora (docs/insights/dora.md): the query and the four metrics.
+// GET /insights/dora (docs/insights.md, DORA metrics): the query and the four metrics.
 
 export const doraQuery = {
   type: 'object',

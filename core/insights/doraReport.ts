@@ -24,7 +24,7 @@ import {
   type NamingDeploymentRow,
 } from './doraStore';
 
-// The four DORA metrics of a scope over a window (docs/insights/dora.md). A figure whose source
+// The four DORA metrics of a scope over a window (docs/insights.md, DORA metrics). A figure whose source
 // the tenant lacks is null with that reason; one whose source is there but saw nothing to measure
 // (no deployment to rate, no incident resolved) is null with that reason; a frequency of zero
 // deployments with a source connected is a real 0.

@@ -1,4 +1,4 @@
-// The pure parts of the DORA metrics (docs/insights/dora.md): windows, performance bands and the
+// The pure parts of the DORA metrics (docs/insights.md, DORA metrics): windows, performance bands and the
 // lead-time walk from commits to the deployments that carry them. No I/O.
 
 export const DORA_WINDOWS = ['7d', '30d', '90d'] as const;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ownersOfTeamSql, type TeamColumn } from '../catalog/ownerStore';
 import { commitsOfRepositories, type CommitRow } from '../repositories/commitStore';
 
-// SQL of the DORA metrics (docs/insights/dora.md), in the tenant's transaction (RLS). Every read
+// SQL of the DORA metrics (docs/insights.md, DORA metrics), in the tenant's transaction (RLS). Every read
 // is over a window on an index: deployments by (tenant, time) or (entity, time), finished runs of
 // deploying molds likewise, incidents by (tenant, opened or resolved) or by entity. A failed
 // change is found from the incidents (few) to the deployments before them, never per deployment.

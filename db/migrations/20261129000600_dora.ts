@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// DORA metrics (docs/insights/dora.md). A mold can be marked as deploying: its completed runs
+// DORA metrics (docs/insights.md, DORA metrics). A mold can be marked as deploying: its completed runs
 // are deployments of the entity their `entity_id` parameter names. What a deployment names is
 // kept as its row is written (generated columns), so a window's read never parses images or
 // parameters and compares plain text, which row-level security lets an index answer (a jsonb

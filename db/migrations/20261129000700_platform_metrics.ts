@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { tenantIsolationSql } from '../tenancy';
 
-// Platform metrics (GET /insights/platform-metrics, docs/insights/platform-metrics.md).
+// Platform metrics (GET /insights/platform-metrics, docs/insights.md, Platform metrics).
 // platform_api_calls and platform_daily_actors are what the API records, per process, in memory,
 // and flushes every few seconds: calls by caller kind, and who called (session users, agents'
 // clusters) once per day. platform_metrics_daily is the nightly rollup a read takes its closed
