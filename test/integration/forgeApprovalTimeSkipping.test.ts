@@ -1,7 +1,4 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { Connection, type Client } from '@temporalio/client';
 import type { ForgeActivities } from '../../activities/forge';
 import {
   ACTION_CONFIG_DEFAULTS,
@@ -12,12 +9,11 @@ import {
   type StepStatus,
 } from '../../core/forge/types';
 import type { forgeRun } from '../../workflows/forgeRun';
-import { freePort, ROOT, stop, until } from '../support/processes';
-import { startStubWorker } from '../support/stubWorker';
+import { useTimeSkippingStubWorker } from '../support/stubWorker';
 
-// A 72-hour approval timeout on Temporal's time-skipping test server (as betaGraceTimeSkipping
-// .test.ts finds and starts it), never by waiting: the server moves its clock to the timer as
-// soon as no task is outstanding. The real workflow code runs, with stub activities.
+// A 72-hour approval timeout on Temporal's time-skipping test server (useTimeSkippingStubWorker),
+// never by waiting: the server moves its clock to the timer as soon as no task is outstanding.
+// The real workflow code runs, with stub activities.
 
 jest.setTimeout(120_000);
 
@@ -47,31 +43,7 @@ const stubs: ForgeActivities = {
   },
 };
 
-let server: ChildProcess;
-let client: Client;
-let closeWorker: (() => Promise<void>) | undefined;
-const taskQueue = `forge-approval-time-skipping-${randomUUID().slice(0, 8)}`;
-
-beforeAll(async () => {
-  const binary = execFileSync('bash', [path.join(ROOT, 'scripts', 'temporalTestServer.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  const port = await freePort();
-  server = spawn(binary, [String(port), '--enable-time-skipping'], { stdio: 'ignore' });
-  const address = `127.0.0.1:${port}`;
-  const connection = await until('the time-skipping test server', 30, () => Connection.connect({ address }));
-  ({ client, close: closeWorker } = await startStubWorker({
-    taskQueue,
-    activities: stubs,
-    server: { address, namespace: 'default', connection },
-  }));
-});
-
-afterAll(async () => {
-  await closeWorker?.();
-  if (server) await stop(server);
-});
+const temporal = useTimeSkippingStubWorker('forge-approval-time-skipping', stubs);
 
 test('an approval of a 72h timeout left undecided fails the run after 72 hours of the server clock, in seconds of real time: one 72 h timer, no later action', async () => {
   const input: ForgeRunInput = {
@@ -91,8 +63,8 @@ test('an approval of a 72h timeout left undecided fails the run after 72 hours o
     ],
   };
   const startedAt = Date.now();
-  const handle = await client.workflow.start<typeof forgeRun>('forgeRun', {
-    taskQueue,
+  const handle = await temporal.client.workflow.start<typeof forgeRun>('forgeRun', {
+    taskQueue: temporal.taskQueue,
     workflowId: forgeWorkflowId(input.runId),
     args: [input],
   });
