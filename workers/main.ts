@@ -3,10 +3,8 @@ import { createLogger, flushLog } from '../core/logging';
 import { processSandbox } from '../core/sandbox/sandbox';
 import { WORKER_POOLS, type WorkerPool } from '../core/taskQueues';
 import { createWorkerClients } from './clients';
-import { startOutboxDrain } from './outboxDrain';
+import { startOutboxDrain, startScorecardWaker, startWebhookDispatch } from './notifiedLoops';
 import { createPoolWorkers, installTemporalRuntime } from './pools';
-import { startScorecardWaker } from './scorecardWaker';
-import { startWebhookDispatch } from './webhookDispatch';
 
 /**
  * Worker entry point. `main.ts forge` runs the forge pool alone (one container per pool in

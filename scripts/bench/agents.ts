@@ -2,7 +2,7 @@ import { escapeLiteral, Pool } from 'pg';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../core/config';
 import { createWorkerClients } from '../../workers/clients';
-import { startOutboxDrain } from '../../workers/outboxDrain';
+import { startOutboxDrain } from '../../workers/notifiedLoops';
 import { issueDevToken } from '../cli/devToken';
 import { mintDevLicenseKey } from '../cli/licenseKey';
 import { ONE_TENANT_LOAD, percentile, startApiProcess } from './load';

@@ -10,7 +10,7 @@ import { FINDING_SEVERITIES, type GradingThresholds } from '../../core/scorecard
 import { withTenant } from '../../db/tenancy';
 import { createWorkerClients } from '../../workers/clients';
 import { createPoolWorkers } from '../../workers/pools';
-import { startScorecardWaker } from '../../workers/scorecardWaker';
+import { startScorecardWaker } from '../../workers/notifiedLoops';
 import { issueDevToken } from '../cli/devToken';
 import { ensureCatalog, TENANT } from './catalogTenant';
 import { percentile } from './load';

@@ -9,7 +9,7 @@ import { loadDocumentsAfter, type SearchDocument } from '../../search/documents'
 import { INDEX_DEFINITIONS } from '../../search/indices';
 import { TenantSearch, type SearchQuery } from '../../search/queries';
 import { createWorkerClients } from '../../workers/clients';
-import { startOutboxDrain } from '../../workers/outboxDrain';
+import { startOutboxDrain } from '../../workers/notifiedLoops';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import { issueDevToken } from '../cli/devToken';
 import { benchApiKey } from './benchCaller';

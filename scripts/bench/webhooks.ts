@@ -12,7 +12,7 @@ import { insertWebhook } from '../../core/webhooks/store';
 import { withTenant } from '../../db/tenancy';
 import { createWorkerClients } from '../../workers/clients';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
-import { startWebhookDispatch } from '../../workers/webhookDispatch';
+import { startWebhookDispatch } from '../../workers/notifiedLoops';
 import { issueDevToken } from '../cli/devToken';
 import { percentile } from './load';
 import type { benchWebhookFloor, WebhookFloorActivities } from './webhookFloorWorkflow';

@@ -7,7 +7,7 @@ import { createKeyring } from '../../core/crypto/keyring';
 import { EncryptionCodec, encryptedDataConverter } from '../../core/crypto/payloadCodec';
 import { withTenant } from '../../db/tenancy';
 import { createWorkerClients } from '../../workers/clients';
-import { startWebhookDispatch } from '../../workers/webhookDispatch';
+import { startWebhookDispatch } from '../../workers/notifiedLoops';
 import {
   callApi,
   sessionToken,

@@ -9,7 +9,7 @@ import { closeDeps, createDeps, type AppDeps } from '../../api/deps';
 import type { RouteDefinition } from '../../api/http/route';
 import { issueDevToken, type DevTokenRequest } from '../../scripts/cli/devToken';
 import { createWorkerClients } from '../../workers/clients';
-import { startScorecardWaker } from '../../workers/scorecardWaker';
+import { startScorecardWaker } from '../../workers/notifiedLoops';
 import { createPoolWorkers, installTemporalLogging } from '../../workers/pools';
 import type { WorkerPool } from '../../core/taskQueues';
 import { apiRoutes } from '../../api/routes';
