@@ -227,18 +227,21 @@ describe('the daily auto-disconnect', () => {
         trx('licenses').update({ beta_grace_ends_at: new Date(Date.now() - DAY_MS) }),
       );
       const schedule = api.deps.temporal.schedule.getHandle(AUTO_DISCONNECT_SCHEDULE_ID);
-      const before = (await schedule.describe()).info.recentActions.length;
+      // The list of recent actions is capped, so the new one is told apart by its run, not by the count.
+      const runOf = (recent: { action: { workflow: { firstExecutionRunId: string } } }) =>
+        recent.action.workflow.firstExecutionRunId;
+      const earlier = new Set((await schedule.describe()).info.recentActions.map(runOf));
       await schedule.trigger();
-      const action = await until('the triggered run', 20, async () => {
-        const { recentActions } = (await schedule.describe()).info;
-        return recentActions.length > before ? recentActions.at(-1) : undefined;
-      });
+      const action = await until('the triggered run', 20, async () =>
+        (await schedule.describe()).info.recentActions.find((recent) => !earlier.has(runOf(recent))),
+      );
       expect(action.action.workflow.workflowId).toMatch(
         /^auto-disconnect-scheduled-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/,
       );
       const run = api.deps.temporal.workflow.getHandle<AutoDisconnectWorkflow>(action.action.workflow.workflowId);
       expect((await run.result()).tenants).toBeGreaterThanOrEqual(1);
-      expect((await schedule.describe()).info.recentActions.length).toBe(before + 1);
+      const added = (await schedule.describe()).info.recentActions.filter((recent) => !earlier.has(runOf(recent)));
+      expect(added).toHaveLength(1);
       expect(await connectedClusters(api.deps.db, tenant.tenantId)).toEqual(['small-oldest']);
       expect(
         (await auditTypes(api.deps.db, tenant.tenantId)).filter((t) => t === 'license.auto_disconnected'),
