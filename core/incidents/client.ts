@@ -1,3 +1,4 @@
+import { getBearerJson } from '../egress/bearerJson';
 import type { EgressClient } from '../egress/egressClient';
 import {
   INCIDENT_SEVERITIES,
@@ -139,23 +140,18 @@ export class IncidentToolClient {
   }
 
   private async get(path: string): Promise<Record<string, unknown>> {
-    const route = path.split('?')[0];
-    const res = await this.egress.request({
-      method: 'GET',
-      url: `${this.baseUrl}${path}`,
-      headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json' },
-      timeoutMs: TIMEOUT_MS,
-      maxBodyBytes: MAX_BODY_BYTES,
-    });
-    if (res.status < 200 || res.status > 299)
-      throw new IncidentToolError(res.status, `incident-tool-a answered ${res.status} to GET ${route}`);
-    if (res.truncated)
-      throw new IncidentToolError(undefined, `the answer to GET ${route} is over ${MAX_BODY_BYTES} bytes`);
-    try {
-      return JSON.parse(res.body);
-    } catch {
-      throw new IncidentToolError(undefined, `the answer to GET ${route} is not JSON`);
-    }
+    return (await getBearerJson(
+      this.egress,
+      {
+        baseUrl: this.baseUrl,
+        path,
+        token: this.options.token,
+        name: 'incident-tool-a',
+        timeoutMs: TIMEOUT_MS,
+        maxBodyBytes: MAX_BODY_BYTES,
+      },
+      (status, message) => new IncidentToolError(status, message),
+    )) as Record<string, unknown>;
   }
 }
 

@@ -1,3 +1,4 @@
+import { getBearerJson } from '../egress/bearerJson';
 import type { EgressClient } from '../egress/egressClient';
 
 // The crawler's reading of a tenant's source host (the vcs-host-a integration: the host's REST
@@ -197,30 +198,25 @@ export class SourceHostClient {
    * GET `path` as JSON; a 404 answers `missing`, a 409 `conflict` and an answer over the size
    * limit `oversized`, each when given.
    */
-  private async get(
+  private get(
     path: string,
     { missing, conflict, oversized }: { missing?: unknown; conflict?: unknown; oversized?: unknown } = {},
   ): Promise<unknown> {
-    const res = await this.egress.request({
-      method: 'GET',
-      url: `${this.baseUrl}${path}`,
-      headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json' },
-      timeoutMs: TIMEOUT_MS,
-      maxBodyBytes: MAX_BODY_BYTES,
-      signal: this.options.signal,
-    });
-    if (res.status === 404 && missing !== undefined) return missing;
-    if (res.status === 409 && conflict !== undefined) return conflict;
-    if (res.status < 200 || res.status > 299)
-      throw new SourceHostError(res.status, `the source host answered ${res.status} to GET ${path.split('?')[0]}`);
-    if (res.truncated && oversized !== undefined) return oversized;
-    if (res.truncated)
-      throw new SourceHostError(undefined, `the answer to GET ${path} is over ${MAX_BODY_BYTES} bytes`);
-    try {
-      return JSON.parse(res.body);
-    } catch {
-      throw new SourceHostError(undefined, `the answer to GET ${path} is not JSON`);
-    }
+    return getBearerJson(
+      this.egress,
+      {
+        baseUrl: this.baseUrl,
+        path,
+        token: this.options.token,
+        name: 'the source host',
+        timeoutMs: TIMEOUT_MS,
+        maxBodyBytes: MAX_BODY_BYTES,
+        signal: this.options.signal,
+        answers: { 404: missing, 409: conflict },
+        oversized,
+      },
+      (status, message) => new SourceHostError(status, message),
+    );
   }
 }
 
