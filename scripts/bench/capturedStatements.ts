@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Pool } from 'pg';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
 import { closeDeps, createDeps } from '../../api/deps';
@@ -19,7 +20,7 @@ export interface Statement {
  * its COMMIT (the transaction of its first query on `table`). The API runs in this process for
  * the capture only.
  */
-export async function captureStatements(
+async function captureStatements(
   config: Config,
   path: string,
   authorization: string,
@@ -52,5 +53,29 @@ export async function captureStatements(
   return {
     begin: sent[start].sql,
     statements: sent.slice(start + 1, end).map((q) => ({ sql: q.sql, bindings: q.bindings ?? [] })),
+  };
+}
+
+/**
+ * The floor of `path`: one call replays the statements the API sends for it (captured once, see
+ * captureStatements) through raw `pg`, in the same tenant transaction.
+ */
+export async function capturedFloor(
+  config: Config,
+  pg: Pool,
+  path: string,
+  authorization: string,
+  table?: string,
+): Promise<() => Promise<void>> {
+  const { begin, statements } = await captureStatements(config, path, authorization, table);
+  return async () => {
+    const client = await pg.connect();
+    try {
+      await client.query(begin);
+      for (const statement of statements) await client.query(statement.sql, statement.bindings);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
   };
 }

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
 import { issueDevToken } from '../cli/devToken';
 import { benchApiKey } from './benchCaller';
-import { captureStatements } from './capturedStatements';
+import { capturedFloor } from './capturedStatements';
 import { ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
 import {
   CONCURRENCY,
@@ -59,17 +59,7 @@ async function main(): Promise<void> {
     );
     console.log(table.header);
     for (const [name, path] of cases) {
-      const { begin, statements } = await captureStatements(config, path, authorization);
-      const floorOnce = async () => {
-        const client = await pg.connect();
-        try {
-          await client.query(begin);
-          for (const statement of statements) await client.query(statement.sql, statement.bindings);
-          await client.query('commit');
-        } finally {
-          client.release();
-        }
-      };
+      const floorOnce = await capturedFloor(config, pg, path, authorization);
       const oursOnce = () => get(`${api.base}${path}`, { authorization });
       const [ours, floor] = await measureSideBySide([oursOnce, floorOnce], { requests: REQUESTS / 4, concurrency: 1 });
       const [oursLoaded, floorLoaded] = await measureSideBySide([oursOnce, floorOnce]);

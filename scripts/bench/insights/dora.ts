@@ -6,7 +6,7 @@ import { withTenant } from '../../../db/tenancy';
 import { createPool } from '../../../db/pool';
 import { issueDevToken } from '../../cli/devToken';
 import { benchApiKey } from '../benchCaller';
-import { captureStatements } from '../capturedStatements';
+import { capturedFloor } from '../capturedStatements';
 import { ENTITIES, ensureCatalog, TENANT } from '../catalogTenant';
 import { get, measureSideBySide, ONE_TENANT_LOAD, startApiProcess, type Figures } from '../load';
 
@@ -155,17 +155,7 @@ export async function bench(): Promise<void> {
       `${'case'.padEnd(24)} ${'ours'.padStart(16)} ${'floor'.padStart(16)} ${'noise'.padStart(16)}  p95 ×  goal`,
     );
     for (const [name, path] of cases) {
-      const { begin, statements } = await captureStatements(config, path, authorization, 'k8s_deployments');
-      const floorOnce = async () => {
-        const client = await pg.connect();
-        try {
-          await client.query(begin);
-          for (const statement of statements) await client.query(statement.sql, statement.bindings);
-          await client.query('commit');
-        } finally {
-          client.release();
-        }
-      };
+      const floorOnce = await capturedFloor(config, pg, path, authorization, 'k8s_deployments');
       const oursOnce = () => get(`${api.base}${path}`, { authorization });
       const [ours, floor, noise] = await measureSideBySide([oursOnce, floorOnce, floorOnce], {
         requests: REQUESTS,

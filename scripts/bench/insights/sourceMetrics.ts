@@ -5,7 +5,7 @@ import { withTenant } from '../../../db/tenancy';
 import { issueDevToken } from '../../cli/devToken';
 import { benchApiKey } from '../benchCaller';
 import { ENTITIES, ensureCatalog, TENANT } from '../catalogTenant';
-import { captureStatements } from '../capturedStatements';
+import { capturedFloor } from '../capturedStatements';
 import { get, measureSideBySide, ONE_TENANT_LOAD, REQUESTS, startApiProcess } from '../load';
 
 // The bus factor's reads (bench:insights, "source metrics") on the tenant of ENTITIES seeded
@@ -105,17 +105,7 @@ export async function bench(): Promise<void> {
         `${'noise p95'.padStart(10)} ${'p95 ×'.padStart(6)}  goal (≤ ${RATIO_GOAL}× and < ${P95_GOAL_MS} ms p95)`,
     );
     for (const [name, path, table] of cases) {
-      const { begin, statements } = await captureStatements(config, path, authorization, table);
-      const floorOnce = async () => {
-        const client = await pg.connect();
-        try {
-          await client.query(begin);
-          for (const statement of statements) await client.query(statement.sql, statement.bindings);
-          await client.query('commit');
-        } finally {
-          client.release();
-        }
-      };
+      const floorOnce = await capturedFloor(config, pg, path, authorization, table);
       const oursOnce = () => get(`${api.base}${path}`, { authorization });
       const [ours, floor, noise] = await measureSideBySide([oursOnce, floorOnce, floorOnce], {
         requests: REQUESTS / 4,
