@@ -1,20 +1,10 @@
 import type { CallerPrincipal } from '../auth/principal';
 import type { Config } from '../config';
 import { maskSecrets, type ConfigObject } from '../crypto/secretConfig';
-import { notFound } from '../errors';
-import { enforceProductionApproval } from '../policies/enforcement';
 import { ruleOf } from './approvalRules';
-import { findMold } from './moldStore';
-import {
-  checkParametersSize,
-  inTenant,
-  policySteps,
-  resolveParameters,
-  runStepsOf,
-  type ForgeCommandDeps,
-} from './runCommands';
+import { checkParametersSize, inTenant, planOfStart, type ForgeCommandDeps } from './runCommands';
 import { renderTemplate, scriptVariable } from './template';
-import { withActionDefaults, type MoldAction, type RunStepSpec } from './types';
+import type { MoldAction, RunStepSpec } from './types';
 
 // A dry run: what a run of a mold with these parameters would do, found as a start finds it
 // (the same parameter checks, policy and templating caps), with nothing started or stored.
@@ -93,15 +83,7 @@ export async function planRun(
 ) {
   checkParametersSize(request.parameters, deps.config.forge.parametersMaxBytes);
   return inTenant(deps, caller, async (trx) => {
-    const mold = await findMold(trx, request.moldSlug);
-    if (!mold) throw notFound('Mold');
-    const values = resolveParameters(mold.parameters, request.parameters);
-    const actions = mold.actions.map(withActionDefaults);
-    const steps = runStepsOf(actions, mold.requires_approval);
-    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
-      steps: policySteps(steps, actions),
-      parameters: values,
-    });
+    const { mold, values, actions, steps } = await planOfStart(trx, deps, caller, request);
     const parameters = maskSecrets(values);
     return {
       dry_run: true as const,

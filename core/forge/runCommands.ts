@@ -176,6 +176,29 @@ async function launchRun(
 }
 
 /**
+ * What a start of `request` would run: its mold, the parameters resolved and checked, the actions
+ * with their defaults and the steps, allowed by the tenant's production-approval policy. A start
+ * and a dry run both begin here.
+ */
+export async function planOfStart(
+  trx: Knex,
+  deps: Pick<ForgeCommandDeps, 'policies'>,
+  caller: CallerPrincipal,
+  request: { moldSlug: string; parameters: Record<string, unknown> },
+) {
+  const mold = await findMold(trx, request.moldSlug);
+  if (!mold) throw notFound('Mold');
+  const values = resolveParameters(mold.parameters, request.parameters);
+  const actions = mold.actions.map(withActionDefaults);
+  const steps = runStepsOf(actions, mold.requires_approval);
+  await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
+    steps: policySteps(steps, actions),
+    parameters: values,
+  });
+  return { mold, values, actions, steps };
+}
+
+/**
  * Starts a run of a mold: checks the parameters and the tenant's start rate, commits the run and
  * its steps (pending), then starts the workflow, whose first write therefore always finds the run.
  */
@@ -189,15 +212,7 @@ export async function startRun(
   const id = randomUUID();
   const { run, committed } = await inTenant(deps, caller, async (trx) => {
     await refuseOverStartRate(trx, caller, forgeConfig.runStartsPerMinute);
-    const mold = await findMold(trx, request.moldSlug);
-    if (!mold) throw notFound('Mold');
-    const values = resolveParameters(mold.parameters, request.parameters);
-    const actions = mold.actions.map(withActionDefaults);
-    const steps = runStepsOf(actions, mold.requires_approval);
-    await enforceProductionApproval(trx, await deps.policies.read(trx, caller.tenantId), {
-      steps: policySteps(steps, actions),
-      parameters: values,
-    });
+    const { mold, values, actions, steps } = await planOfStart(trx, deps, caller, request);
     const inserted = await insertRun(trx, {
       id,
       tenantId: caller.tenantId,
