@@ -75,7 +75,10 @@ export function readRange(
 ): { from: string; to: string } {
   for (const field of ['from', 'to'] as const) {
     const value = query[field];
-    if (value !== undefined && (!DAY.test(value) || utcDay(new Date(`${value}T00:00:00Z`)) !== value))
+    if (value === undefined) continue;
+    // Not a day of the calendar (2026-02-30, 0000-00-00): Date parses it to NaN or another day.
+    const parsed = Date.parse(`${value}T00:00:00Z`);
+    if (!DAY.test(value) || Number.isNaN(parsed) || utcDay(new Date(parsed)) !== value)
       throw rangeError(field, 'must be a date (YYYY-MM-DD)');
   }
   const to = query.to ?? today;

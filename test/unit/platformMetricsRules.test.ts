@@ -31,6 +31,7 @@ describe('readRange', () => {
   test.each([
     [{ from: '2026-02-30' }, 'from', 'must be a date (YYYY-MM-DD)'],
     [{ to: '2026-3-1' }, 'to', 'must be a date (YYYY-MM-DD)'],
+    [{ to: '0000-00-00' }, 'to', 'must be a date (YYYY-MM-DD)'],
     [{ to: '2026-03-02' }, 'to', 'must not be after today (UTC)'],
     [{ from: '2026-02-20', to: '2026-02-19' }, 'from', 'must not be after to'],
   ])('refuses %j with a 400 on %s', (query, field, message) => {
