@@ -2,6 +2,7 @@ import {
   condition,
   continueAsNew,
   defineSignal,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -23,6 +24,7 @@ const { scoreQueued, scoreRange } = proxyLocalActivities<ScorecardActivities>({
 });
 
 const {
+  scoreQueued: scoreQueuedYielding,
   scoreRange: scoreRangeYielding,
   queueRescoreOfEveryTenant,
   listTenantsWithDueInitiatives,
@@ -39,10 +41,11 @@ const ROUNDS_PER_RUN = 100;
 
 /**
  * Local activities run back to back in one workflow task, which sees no signal until it ends
- * (at the latest when it heartbeats, ~8 s). Every YIELD_EVERY-th batch of a full pass is a
- * regular activity, which ends the task: a change made during a pass is seen within a few
- * batches, for one task-queue round trip per YIELD_EVERY batches. (A short timer ends it too,
- * but is slow to fire on the dev server, which slowed a whole pass.)
+ * (at the latest when it heartbeats, ~8 s), and a worker told to stop waits for it. Every
+ * YIELD_EVERY-th round's batches are regular activities, which end the task: a change made during
+ * a pass is seen within a few batches, and a stopping worker finishes within a few, even while
+ * writes keep the queue full; for one task-queue round trip per YIELD_EVERY batches. (A short
+ * timer ends it too, but is slow to fire on the dev server, which slowed a whole pass.)
  */
 const YIELD_EVERY = 5;
 
@@ -61,16 +64,20 @@ export async function scoreTenant(input: ScoreTenantInput): Promise<void> {
   });
   let fullAfter = input.full_after;
   const { tenant_id, batch_size: limit } = input;
+  // Runs started before queued batches yielded too keep their history's commands.
+  const queuedBatchesYield = patched('scorecards-queued-batches-yield');
   for (let round = 0; round < ROUNDS_PER_RUN; round++) {
     if (!queued && fullAfter === undefined && !(await condition(() => queued, input.idle_ms))) return;
+    const yielding = round % YIELD_EVERY === YIELD_EVERY - 1;
     if (queued) {
       queued = false;
-      const batch = await scoreQueued({ tenant_id, limit });
+      const scoreBatch = yielding && queuedBatchesYield ? scoreQueuedYielding : scoreQueued;
+      const batch = await scoreBatch({ tenant_id, limit });
       if (batch.full) fullAfter = null;
       if (batch.more) queued = true;
     }
     if (fullAfter !== undefined) {
-      const score = round % YIELD_EVERY === YIELD_EVERY - 1 ? scoreRangeYielding : scoreRange;
+      const score = yielding ? scoreRangeYielding : scoreRange;
       const page = await score({ tenant_id, after_id: fullAfter, limit });
       fullAfter = page.last_id ?? undefined;
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
+import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import type { ScorecardActivities } from '../../activities/scorecards';
 import type { ScoreTenantInput } from '../../core/scorecards/scorecardWorkflows';
@@ -14,6 +15,8 @@ import { WORKFLOW_BUNDLE_PATH } from '../support/testEnv';
 
 type Call = { activity: string; tenant_id?: string; after_id?: string | null };
 const calls: Call[] = [];
+/** Whether each scoreQueued call ran as a local activity, in order. */
+const queuedBatchesLocal: boolean[] = [];
 let queued: { full: boolean; more: boolean }[] = [];
 let pages: (string | null)[] = [];
 let dueTenants: string[] = [];
@@ -23,6 +26,7 @@ let beforeRange: ((afterId: string | null) => Promise<void>) | undefined;
 const stubs: ScorecardActivities = {
   async scoreQueued(input) {
     calls.push({ activity: 'scoreQueued', tenant_id: input.tenant_id });
+    queuedBatchesLocal.push(Context.current().info.isLocal);
     return { scored: 1, ...(queued.shift() ?? { full: false, more: false }) };
   },
   async scoreRange(input) {
@@ -50,6 +54,7 @@ jest.setTimeout(20_000);
 
 beforeEach(() => {
   calls.length = 0;
+  queuedBatchesLocal.length = 0;
   queued = [];
   pages = [];
   dueTenants = [];
@@ -67,6 +72,13 @@ const start = (tenantId: string, idleMs?: number) =>
     workflowId: `scorecards-test-${randomUUID()}`,
     args: [input(tenantId, idleMs)],
   });
+
+test('a queue that keeps filling is scored with every fifth batch a regular activity, so the workflow task ends and a stopping worker is not held by local activities', async () => {
+  const tenantId = randomUUID();
+  queued = Array.from({ length: 11 }, (_, i) => ({ full: false, more: i < 10 }));
+  await (await start(tenantId)).result();
+  expect(queuedBatchesLocal).toEqual([true, true, true, true, false, true, true, true, true, false, true]);
+});
 
 test('queued work is scored batch after batch until none is left, then the run ends when idle', async () => {
   const tenantId = randomUUID();
@@ -131,8 +143,8 @@ test('a full pass costs one activity per batch of entities, not one per entity',
   const handle = await start(tenantId);
   await handle.result();
   const { events } = await handle.fetchHistory();
-  // Local activities: one marker each in the history.
-  const batches = events!.filter((e) => e.markerRecordedEventAttributes);
+  // Local activities: one marker each in the history (a patch marker is another kind).
+  const batches = events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
   expect(batches.length).toBe(3);
 });
 
