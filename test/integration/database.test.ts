@@ -68,7 +68,8 @@ beforeAll(async () => {
     });
 });
 
-afterAll(() => workers?.stop());
+// A worker stops once its open tasks end: a tenant's scoring may be a few batches into one.
+afterAll(() => workers?.stop(), 30_000);
 
 test.each(ROUTES)(
   '%s %s refuses a tenant admin with 403 and a caller without a token with 401',

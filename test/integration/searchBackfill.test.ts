@@ -30,7 +30,8 @@ beforeAll(async () => {
     });
 });
 
-afterAll(() => workers?.stop());
+// A worker stops once its open tasks end: a tenant's scoring may be a few batches into one.
+afterAll(() => workers?.stop(), 30_000);
 
 test('a backfill reads every tenant, runs one at a time, and never deletes', async () => {
   // Indexed, then deleted in the database; the outbox row that would delete the document waits.
