@@ -1,9 +1,8 @@
 import { Pool } from 'pg';
 import { loadConfig } from '../../core/config';
-import { issueDevToken } from '../cli/devToken';
 import { benchApiKey } from './benchCaller';
 import { capturedFloor } from './capturedStatements';
-import { ENTITIES, ensureCatalog, TENANT } from './catalogTenant';
+import { catalogAdmin, ENTITIES, TENANT } from './catalogTenant';
 import {
   CONCURRENCY,
   get,
@@ -26,8 +25,7 @@ const table = sideBySideTable('case', 22);
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  await ensureCatalog(config);
-  const { token } = await issueDevToken(config, { tenant: TENANT, email: 'bench@bench.test', roles: ['admin'] });
+  const { token } = await catalogAdmin(config);
   const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: CONCURRENCY });
   let revokeKey = async () => {};

@@ -1,4 +1,5 @@
 import type { Config } from '../../core/config';
+import { issueDevToken } from '../cli/devToken';
 import { seedCatalog } from '../cli/seedCatalog';
 
 // The tenant the catalog and search benchmarks read: ENTITIES seeded entities (npm run seed).
@@ -12,4 +13,10 @@ export async function ensureCatalog(config: Config): Promise<void> {
   if (result.entities > 0) {
     console.log(`seeded ${result.entities} entities into ${TENANT} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
+}
+
+/** The seeded catalog tenant and an admin's session token in it: what a read benchmark starts from. */
+export async function catalogAdmin(config: Config): Promise<{ token: string; tenantId: string }> {
+  await ensureCatalog(config);
+  return issueDevToken(config, { tenant: TENANT, email: 'bench@bench.test', roles: ['admin'] });
 }

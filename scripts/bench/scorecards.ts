@@ -11,8 +11,7 @@ import { withTenant } from '../../db/tenancy';
 import { createWorkerClients } from '../../workers/clients';
 import { createPoolWorkers } from '../../workers/pools';
 import { startScorecardWaker } from '../../workers/notifiedLoops';
-import { issueDevToken } from '../cli/devToken';
-import { ensureCatalog, TENANT } from './catalogTenant';
+import { catalogAdmin, TENANT } from './catalogTenant';
 import { percentile } from './load';
 
 // `npm run bench:scorecards`: a full re-score of the catalog tenant's ENTITIES entities (seeded as
@@ -94,8 +93,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  await ensureCatalog(config);
-  const { tenantId } = await issueDevToken(config, { tenant: TENANT, email: 'bench@bench.test', roles: ['admin'] });
+  const { tenantId } = await catalogAdmin(config);
   const clients = createWorkerClients(config, { poolMax: 4 });
   const { db } = clients;
   const inTenant = <T>(work: Parameters<typeof withTenant<T>>[2]) => withTenant(db, tenantId, work);

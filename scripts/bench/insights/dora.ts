@@ -4,10 +4,9 @@ import { loadConfig, type Config } from '../../../core/config';
 import { migrationConfigFor } from '../../../core/migrations';
 import { withTenant } from '../../../db/tenancy';
 import { createPool } from '../../../db/pool';
-import { issueDevToken } from '../../cli/devToken';
 import { benchApiKey } from '../benchCaller';
 import { capturedFloor } from '../capturedStatements';
-import { ENTITIES, ensureCatalog, TENANT } from '../catalogTenant';
+import { catalogAdmin, ENTITIES, TENANT } from '../catalogTenant';
 import { get, measureSideBySide, ONE_TENANT_LOAD, startApiProcess, type Figures } from '../load';
 
 // GET /insights/dora on the catalog tenant (ENTITIES seeded entities) with a 90-day history seeded
@@ -125,12 +124,7 @@ async function seedHistory(trx: Knex.Transaction): Promise<void> {
 
 export async function bench(): Promise<void> {
   const config = loadConfig();
-  await ensureCatalog(config);
-  const { token, tenantId } = await issueDevToken(config, {
-    tenant: TENANT,
-    email: 'bench@bench.test',
-    roles: ['admin'],
-  });
+  const { token, tenantId } = await catalogAdmin(config);
   const { team, entityId } = await ensureHistory(config, tenantId);
   const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: 1 });

@@ -4,8 +4,7 @@ import { addDays, utcDay } from '../../../core/insights/platformMetricsRules';
 import { CATALOG_COUNTS_SQL, RAW_DAY_SQL, ROLLED_UP_DAYS_SQL } from '../../../core/insights/platformMetricsStore';
 import { withTenant } from '../../../db/tenancy';
 import { createWorkerClients } from '../../../workers/clients';
-import { issueDevToken } from '../../cli/devToken';
-import { ensureCatalog, ENTITIES, TENANT } from '../catalogTenant';
+import { catalogAdmin, ENTITIES, TENANT } from '../catalogTenant';
 import { get, measureSideBySide, ONE_TENANT_LOAD, startApiProcess, type Figures } from '../load';
 
 // GET /insights/platform-metrics for 30 and 365 days on the catalog tenant (ENTITIES entities, as
@@ -77,12 +76,7 @@ async function seed(tenantId: string): Promise<void> {
 
 export async function bench(): Promise<void> {
   const config = loadConfig();
-  await ensureCatalog(config);
-  const { token, tenantId } = await issueDevToken(config, {
-    tenant: TENANT,
-    email: 'bench@bench.test',
-    roles: ['admin'],
-  });
+  const { token, tenantId } = await catalogAdmin(config);
   await seed(tenantId);
   const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: 1 });

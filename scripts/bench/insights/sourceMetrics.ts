@@ -2,9 +2,8 @@ import { Pool } from 'pg';
 import { loadConfig } from '../../../core/config';
 import { createPool } from '../../../db/pool';
 import { withTenant } from '../../../db/tenancy';
-import { issueDevToken } from '../../cli/devToken';
 import { benchApiKey } from '../benchCaller';
-import { ENTITIES, ensureCatalog, TENANT } from '../catalogTenant';
+import { catalogAdmin, ENTITIES, TENANT } from '../catalogTenant';
 import { capturedFloor } from '../capturedStatements';
 import { get, measureSideBySide, ONE_TENANT_LOAD, REQUESTS, startApiProcess } from '../load';
 
@@ -70,12 +69,7 @@ async function ensureHistory(appUrl: string, tenantId: string): Promise<string> 
 
 export async function bench(): Promise<void> {
   const config = loadConfig();
-  await ensureCatalog(config);
-  const { token, tenantId } = await issueDevToken(config, {
-    tenant: TENANT,
-    email: 'bench@bench.test',
-    roles: ['admin'],
-  });
+  const { token, tenantId } = await catalogAdmin(config);
   const repositoryId = await ensureHistory(config.database.ownerUrl, tenantId);
   const api = await startApiProcess(undefined, ONE_TENANT_LOAD);
   const pg = new Pool({ connectionString: config.database.appUrl, max: 2 });
